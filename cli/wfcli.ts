@@ -1,0 +1,51 @@
+/**
+ * The `wfcli` command. Commands arrive one issue at a time; unknown commands
+ * and flags are refused with the usage text.
+ */
+import { parseArgs } from 'node:util';
+import { isWorkflowError, messageOf } from '../kernel/errors.js';
+import { runCommand } from './run.js';
+
+const USAGE = `usage:
+  wfcli run --script <workflow.js> [--name <workflow-name>] [--input <json>] [--approve | --no-approve]
+`;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command !== 'run') {
+    process.stderr.write(command === undefined || command === '--help' ? USAGE : `wfcli: unknown command "${command}"\n${USAGE}`);
+    return command === '--help' ? 0 : 2;
+  }
+  let values: { script?: string; name?: string; input?: string; approve?: boolean; 'no-approve'?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...rest],
+      options: { script: { type: 'string' }, name: { type: 'string' }, input: { type: 'string' }, approve: { type: 'boolean' }, 'no-approve': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    process.stderr.write(`wfcli: ${messageOf(error)}\n${USAGE}`);
+    return 2;
+  }
+  if (values.script === undefined) {
+    process.stderr.write(`wfcli run: --script is required (registered workflows arrive with the Pi host)\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await runCommand(
+      {
+        script: values.script,
+        ...(values.name === undefined ? {} : { name: values.name }),
+        ...(values.input === undefined ? {} : { input: values.input }),
+        approve: values.approve === true && values['no-approve'] !== true,
+      },
+      { cwd: process.cwd(), stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
+    );
+  } catch (error) {
+    process.stderr.write(isWorkflowError(error) ? `${error.code}: ${error.message}\n` : `wfcli: ${messageOf(error)}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

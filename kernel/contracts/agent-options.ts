@@ -1,0 +1,24 @@
+/** Options of `agent(...)`, `agent.create(...)` and `handle.send(...)` (spec 1 "Agent options"). */
+import type { JsonValue } from '../json.js';
+
+export type JsonSchema = Readonly<Record<string, JsonValue>>;
+
+export interface AgentCallOptions {
+  readonly label?: string;
+  readonly model?: string;
+  readonly skills?: readonly string[];
+  readonly extensions?: readonly string[];
+  readonly tools?: readonly string[];
+  readonly excludeTools?: readonly string[];
+  readonly contextFiles?: JsonValue;
+  readonly outputSchema?: JsonSchema;
+  readonly retries?: number;
+  readonly timeoutMs?: number;
+  /** Unknown JSON keys are forwarded to extensions. */
+  readonly [extensionKey: string]: JsonValue | undefined;
+}
+
+export interface SendOptions {
+  readonly outputSchema?: JsonSchema;
+  readonly timeoutMs?: number;
+}

@@ -1,0 +1,63 @@
+/**
+ * Script primitives contributed by plugins (checkpoint, evidence, tools.X,
+ * withWorktree ...): removing the plugin removes the global. The engine
+ * journals every completed call and replays it, so `run` only performs it.
+ */
+import type { JsonValue } from '../json.js';
+
+export type PrimitiveKind =
+  /** `name(...args)` → promise of a JSON value. */
+  | 'effect'
+  /** `name(label, callback)`: `run` returns the scope's reference; the callback runs in the scope `name:label`. */
+  | 'scope'
+  /** `name.member(...args)` → promise of a JSON value. */
+  | 'namespace';
+
+export interface PrimitiveCall {
+  readonly name: string;
+  /** The member of a namespace primitive (`read` in `tools.read`). */
+  readonly member?: string;
+  readonly args: readonly JsonValue[];
+  /** Journal key of this call. */
+  readonly key: string;
+  readonly site: string;
+  readonly scope: readonly string[];
+}
+
+export interface DecisionRequest {
+  readonly name: string;
+  readonly prompt: string;
+  readonly context?: JsonValue;
+}
+
+export interface StoredEvidence {
+  readonly sha256: string;
+  readonly path: string;
+  readonly bytes: number;
+}
+
+export interface PrimitiveRunInfo {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly runDir: string;
+  readonly workflowName: string;
+}
+
+export interface PrimitiveContext {
+  readonly run: PrimitiveRunInfo;
+  /** Aborted when the run is stopped. */
+  readonly signal: AbortSignal;
+  /** Puts the run in `awaiting_input` until a decision for `request.name` arrives; resolves to approved. */
+  awaitDecision(request: DecisionRequest): Promise<boolean>;
+  /** Stores text in the run's content-addressed evidence directory. */
+  writeEvidence(text: string): StoredEvidence;
+}
+
+export interface PrimitiveDefinition {
+  readonly name: string;
+  readonly kind: PrimitiveKind;
+  run(call: PrimitiveCall, context: PrimitiveContext): JsonValue | Promise<JsonValue>;
+  /** Checks a value about to be replayed from the journal; throw to refuse it. */
+  replay?(value: JsonValue, call: PrimitiveCall, context: PrimitiveContext): void;
+}

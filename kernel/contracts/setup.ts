@@ -1,0 +1,61 @@
+/** Trusted per-attempt hooks after resolution (spec 2 "AgentSetupHook"). */
+import type { JsonValue } from '../json.js';
+import type { AgentCallOptions } from './agent-options.js';
+import type { WorkflowRunContext } from './function-context.js';
+import type { AgentIdentity } from './identity.js';
+import type { AgentTransport } from './transport.js';
+
+/** Resolved, immutable result of preparation plus core resolution. */
+export interface PreparedAgentSession {
+  readonly model: string;
+  readonly tools: readonly string[];
+  readonly skills: readonly string[];
+  readonly extensions: readonly string[];
+  readonly excludeTools: readonly string[];
+  readonly systemPrompt?: string;
+  readonly systemPromptAppend?: string;
+  /** Transient retry and soft-budget text, delivered apart from the task. */
+  readonly turnControl?: string;
+}
+
+export interface CustomToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, JsonValue>>;
+}
+
+export interface SessionInput {
+  readonly cwd: string;
+  readonly model: string;
+  readonly tools: readonly string[];
+  readonly sessionLabel: string;
+  agentDir?: string;
+  customTools?: CustomToolDefinition[];
+  resultTool?: CustomToolDefinition;
+  systemPromptAppend?: string;
+  extensionFactories?: readonly unknown[];
+  resourcePolicy?: Readonly<Record<string, JsonValue>>;
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  readonly options: Readonly<AgentCallOptions>;
+}
+
+export interface AgentSetup {
+  prompt: string;
+  options: AgentCallOptions;
+  sessionInput: SessionInput;
+  readonly prepared: PreparedAgentSession;
+  transport: AgentTransport;
+}
+
+export interface AgentSetupContext {
+  readonly run: WorkflowRunContext;
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  readonly identity: AgentIdentity;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+}
+
+export interface AgentSetupHook {
+  readonly priority?: number;
+  setup(agent: AgentSetup, context: AgentSetupContext): void | Promise<void>;
+}

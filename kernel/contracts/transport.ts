@@ -1,0 +1,40 @@
+/** The session that runs one agent attempt (spec 2 "AgentSetupHook", transport paragraph). */
+import type { JsonValue } from '../json.js';
+import type { AgentSetupContext, PreparedAgentSession, SessionInput } from './setup.js';
+
+export interface SessionStats {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly turns: number;
+}
+
+export type SessionProgress =
+  | { readonly type: 'turn_start' }
+  | { readonly type: 'turn_end'; readonly stats: SessionStats }
+  | { readonly type: 'tool'; readonly name: string }
+  | { readonly type: 'result'; readonly value: JsonValue };
+
+export interface WorkflowSession {
+  /** Transport-neutral reference persisted in `agentSessions`; never reconnected on cold resume. */
+  readonly reference: Readonly<Record<string, JsonValue>>;
+  /** Set when the transport already delivered turn control with the prompt. */
+  readonly turnControlDelivered?: boolean;
+  state(): 'idle' | 'running' | 'disposed';
+  stats(): SessionStats;
+  subscribe(listener: (progress: SessionProgress) => void): () => void;
+  prompt(text: string): Promise<void>;
+  steer(text: string): Promise<void>;
+  abort(): Promise<void>;
+  /** Awaited and idempotent. */
+  dispose(): Promise<void>;
+}
+
+export interface AgentTransportContext extends AgentSetupContext {
+  readonly prepared: PreparedAgentSession;
+}
+
+export interface AgentTransport {
+  readonly name: string;
+  createSession(input: SessionInput, context: AgentTransportContext): Promise<WorkflowSession>;
+}

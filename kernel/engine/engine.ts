@@ -1,0 +1,421 @@
+/**
+ * WorkflowEngine: launches, resumes, retries, pauses and stops runs of one
+ * host session, and answers their checkpoints. Durable state lives in the
+ * store; this object only holds the segments executing in this process.
+ */
+import { readFileSync } from 'node:fs';
+import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import type { Kernel } from '../kernel.js';
+import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
+import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
+import { loadingRegistry } from '../registry/index.js';
+import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
+import { preflight, SITE_MARKER } from '../preflight/index.js';
+import type { PrimitiveDefinition } from '../contracts/primitive.js';
+import {
+  acquireRunLock,
+  createRunDirectory,
+  deleteRun,
+  deleteRuns,
+  findRun,
+  listRuns,
+  newRunId,
+  readRunLock,
+  readRunSource,
+  readSnapshot,
+  workflowsRoot,
+  type DeleteResult,
+} from '../store/index.js';
+import { SandboxPool, type SandboxLimits } from '../sandbox/pool.js';
+import { RunExecution, type SegmentOutcome } from './execution.js';
+import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
+import { loadReplay } from './replay.js';
+import { RunRecord } from './run-record.js';
+import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { summarize, type StatusSummary } from './status.js';
+
+export interface EngineOptions {
+  readonly kernel: Kernel;
+  readonly sessionId: string;
+  /** Root of run storage; defaults to ~/.pi/workflows. */
+  readonly root?: string;
+  readonly agentDir?: string;
+  readonly home?: string;
+  readonly projectTrusted?: boolean;
+  readonly sandbox?: Partial<SandboxLimits>;
+  /** Reports best-effort failures (an event tap that threw). */
+  readonly onWarning?: (error: WorkflowError) => void;
+}
+
+export interface RunOutcome {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly value?: JsonValue;
+  readonly resultPath?: string;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+export interface RunHandle {
+  readonly runId: string;
+  readonly runDir: string;
+  /** Settles when the current execution segment ends (terminal, paused or interrupted). */
+  readonly outcome: Promise<RunOutcome>;
+}
+
+export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };
+
+const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
+const CORE_PRIMITIVES = ['agent', 'shell', 'phase', 'log', 'prompt', 'parallel', 'pipeline', 'args'];
+
+export class WorkflowEngine {
+  readonly root: string;
+  readonly sessionId: string;
+  readonly #options: EngineOptions;
+  readonly #pool: SandboxPool;
+  readonly #primitives: ReadonlyMap<string, PrimitiveDefinition>;
+  readonly #live = new Map<string, RunExecution>();
+
+  constructor(options: EngineOptions) {
+    this.#options = options;
+    this.root = options.root ?? workflowsRoot(options.home);
+    this.sessionId = options.sessionId;
+    this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
+    const contributed = options.kernel.hooks.registry.primitives.call([]);
+    const primitives = new Map<string, PrimitiveDefinition>();
+    for (const primitive of contributed) {
+      if (CORE_PRIMITIVES.includes(primitive.name) || primitives.has(primitive.name)) {
+        throw new WorkflowError('GLOBAL_COLLISION', `Script primitive "${primitive.name}" is defined twice`, { name: primitive.name });
+      }
+      primitives.set(primitive.name, primitive);
+    }
+    this.#primitives = primitives;
+  }
+
+  #emit = (event: WorkflowEvent): void => {
+    try {
+      this.#options.kernel.hooks.events.emit.call(event);
+    } catch (error) {
+      this.#options.onWarning?.(isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error)));
+    }
+  };
+
+  async #settings(cwd: string): Promise<LoadedSettings> {
+    return loadSettings({
+      cwd,
+      agentDir: this.#options.agentDir ?? resolveAgentDir(),
+      projectTrusted: this.#options.projectTrusted ?? false,
+      ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
+    });
+  }
+
+  #compile(source: string): ReturnType<typeof preflight> {
+    const registry = loadingRegistry();
+    const functions = [...registry.functions().keys()];
+    const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.#primitives.has(name));
+    if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
+    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.#primitives.keys()], functions });
+  }
+
+  /** The static preflight of a script, as a launch would see it (no run is created). */
+  inspect(source: string): ReturnType<typeof preflight> {
+    return this.#compile(source);
+  }
+
+  async launch(request: LaunchRequest): Promise<RunHandle> {
+    const launch = checkLaunchRequest(request);
+    await this.#settings(launch.cwd);
+    const compiled = this.#compile(launch.source);
+    await this.#options.kernel.hooks.preparation.launch.promise({
+      cwd: launch.cwd,
+      workflowName: launch.name,
+      toolNames: compiled.toolNames,
+      staticAgentOptions: compiled.staticAgentOptions.map((entry) => entry.options),
+      signal: new AbortController().signal,
+    });
+    if (launch.parentRunId !== undefined) {
+      // A launch parent lends its named worktrees; it is never replayed or resumed.
+      const parent = this.#own(launch.cwd, launch.parentRunId);
+      if (!TERMINAL_RUN_STATES.has(parent.snapshot.state)) {
+        throw new WorkflowError('RESUME_INCOMPATIBLE', `parentRunId ${launch.parentRunId} is ${parent.snapshot.state}; it must be a terminal run`);
+      }
+    }
+    return this.#create(launch.cwd, launch.source, {
+      workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
+      args: launch.args ?? null,
+      launchMode: launch.foreground ? 'foreground' : 'background',
+      lineage: [],
+      ...(launch.parentRunId === undefined ? {} : { parentRunId: launch.parentRunId }),
+    });
+  }
+
+  async #create(
+    cwd: string,
+    source: string,
+    fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> & { parentRunId?: string; plugins?: RunSnapshot['plugins'] },
+  ): Promise<RunHandle> {
+    const runId = newRunId();
+    const now = new Date().toISOString();
+    const snapshot: RunSnapshot = {
+      identityVersion: IDENTITY_VERSION,
+      runId,
+      sessionId: this.sessionId,
+      cwd,
+      state: 'running',
+      createdAt: now,
+      updatedAt: now,
+      checkpoints: {},
+      agents: {},
+      agentConfigurations: {},
+      agentSessions: {},
+      plugins: {},
+      ...fields,
+    };
+    const runDir = createRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
+    const record = new RunRecord(runDir, snapshot, this.#emit);
+    this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
+    this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
+    return this.#execute(record, source);
+  }
+
+  async #execute(record: RunRecord, source: string): Promise<RunHandle> {
+    const release = acquireRunLock(record.runDir);
+    let execution: RunExecution;
+    try {
+      const settings = await this.#settings(record.snapshot.cwd);
+      const compiled = this.#compile(source);
+      const registry = loadingRegistry();
+      const { journal, replay } = loadReplay(this.root, record.snapshot, record.runDir, registry);
+      execution = new RunExecution(
+        {
+          kernel: this.#options.kernel,
+          pool: this.#pool,
+          registry,
+          primitives: this.#primitives,
+          agentDir: this.#options.agentDir ?? resolveAgentDir(),
+          projectTrusted: this.#options.projectTrusted ?? false,
+          extensionSettings: settings.settings.extensionSettings,
+          siteGlobal: SITE_MARKER,
+        },
+        record,
+        journal,
+        replay,
+        () => {
+          this.#live.delete(record.runId);
+          release();
+        },
+      );
+      this.#live.set(record.runId, execution);
+      execution.start(compiled.program);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then((outcome) => this.#outcome(record, outcome)) };
+  }
+
+  #outcome(record: RunRecord, _segment: SegmentOutcome): RunOutcome {
+    const { runId, state, result, failure } = record.snapshot;
+    if (state === 'completed' && result) {
+      return { runId, state, resultPath: result.path, value: JSON.parse(readFileSync(result.path, 'utf8')) as JsonValue };
+    }
+    return { runId, state, ...(failure ? { error: { code: failure.code, message: failure.message } } : {}) };
+  }
+
+  /** A run of this project (any session), or RUN_NOT_FOUND for missing, corrupt or foreign IDs. */
+  #find(cwd: string, runId: string): { runDir: string; snapshot: RunSnapshot } {
+    const entry = findRun(this.root, cwd, runId);
+    if (!entry || entry.error) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
+    return { runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
+  }
+
+  /** A run of this project and this session: the only ones this engine may change. */
+  #own(cwd: string, runId: string): { runDir: string; snapshot: RunSnapshot } {
+    const found = this.#find(cwd, runId);
+    if (found.snapshot.sessionId !== this.sessionId) throw new WorkflowError('RUN_NOT_FOUND', `Run ${runId} belongs to another session`, { runId });
+    return found;
+  }
+
+  status(cwd: string, runId: string): StatusSummary {
+    return summarize(this.#find(cwd, runId).snapshot, this.#live.has(runId));
+  }
+
+  list(cwd: string): readonly StatusSummary[] {
+    return listRuns(this.root, cwd, this.sessionId)
+      .filter((entry) => !entry.error)
+      .map((entry) => summarize(parseSnapshot(entry.snapshot, entry.runDir), this.#live.has(entry.runId)));
+  }
+
+  /** Active runs of this session left behind by a dead host become `interrupted`. */
+  recoverInterrupted(cwd: string): string[] {
+    const recovered: string[] = [];
+    for (const entry of listRuns(this.root, cwd, this.sessionId)) {
+      if (entry.error || this.#live.has(entry.runId)) continue;
+      const snapshot = parseSnapshot(entry.snapshot, entry.runDir);
+      if (!ACTIVE_STATES.has(snapshot.state)) continue;
+      let release: () => void;
+      try {
+        release = acquireRunLock(entry.runDir);
+      } catch {
+        continue; // another live process owns it
+      }
+      try {
+        new RunRecord(entry.runDir, snapshot, this.#emit).transition('interrupted');
+        recovered.push(entry.runId);
+      } finally {
+        release();
+      }
+    }
+    return recovered;
+  }
+
+  async resume(cwd: string, runId: string, options: { expectedState?: string } = {}): Promise<RunHandle> {
+    if (this.#live.has(runId)) {
+      const live = this.#live.get(runId)!;
+      live.cancelPause();
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is already executing`, { runId });
+    }
+    let { runDir, snapshot } = this.#own(cwd, runId);
+    if (options.expectedState !== undefined && options.expectedState !== snapshot.state) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}, not ${options.expectedState}`, { state: snapshot.state });
+    }
+    if (snapshot.identityVersion !== IDENTITY_VERSION) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} has identity version ${snapshot.identityVersion}; version ${IDENTITY_VERSION} is required. Relaunch instead`);
+    }
+    if (ACTIVE_STATES.has(snapshot.state)) {
+      const owner = readRunLock(runDir);
+      if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
+        throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is executing in process ${owner.pid}`);
+      }
+      this.recoverInterrupted(cwd);
+      snapshot = parseSnapshot(readSnapshot(runDir), runDir);
+    }
+    if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
+    }
+    const record = new RunRecord(runDir, snapshot, this.#emit);
+    record.transition('running');
+    return this.#execute(record, readRunSource(runDir));
+  }
+
+  async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {
+    const source = this.#own(cwd, runId);
+    const state = source.snapshot.state;
+    if (options.expectedState !== undefined && options.expectedState !== state) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
+    }
+    if (state !== 'failed') throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
+    const lineage = [runId, ...source.snapshot.lineage];
+    const busy = listRuns(this.root, cwd, this.sessionId).find((entry) => {
+      if (entry.error) return false;
+      const other = parseSnapshot(entry.snapshot, entry.runDir);
+      return !TERMINAL_RUN_STATES.has(other.state) && other.lineage.some((id) => lineage.includes(id));
+    });
+    if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
+    const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
+    return this.#create(cwd, readRunSource(source.runDir), {
+      workflow: source.snapshot.workflow,
+      args: source.snapshot.args,
+      launchMode,
+      lineage,
+      parentRunId: runId,
+      // Plugin state (budget usage and version) carries forward to the child.
+      plugins: source.snapshot.plugins,
+    });
+  }
+
+  pause(runId: string): void {
+    const live = this.#live.get(runId);
+    if (!live) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is not executing in this session`);
+    live.pause();
+  }
+
+  async stop(cwd: string, runId: string): Promise<StopResult> {
+    const live = this.#live.get(runId);
+    if (live) {
+      await live.stop();
+      return { stopped: true };
+    }
+    let found: { runDir: string; snapshot: RunSnapshot };
+    try {
+      found = this.#own(cwd, runId);
+    } catch {
+      return { stopped: false, reason: 'unknown_run' };
+    }
+    if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
+    let release: () => void;
+    try {
+      release = acquireRunLock(found.runDir);
+    } catch {
+      return { stopped: false, reason: 'unknown_run' };
+    }
+    try {
+      new RunRecord(found.runDir, parseSnapshot(readSnapshot(found.runDir), found.runDir), this.#emit).transition('stopped');
+    } finally {
+      release();
+    }
+    return { stopped: true };
+  }
+
+  /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */
+  respond(cwd: string, runId: string, name: string, approved: boolean): { runId: string; name: string; decision: 'approved' | 'rejected'; delivered: boolean } {
+    const decision = approved ? 'approved' : 'rejected';
+    if (this.#live.get(runId)?.respond(name, approved)) return { runId, name, decision, delivered: true };
+    const { runDir, snapshot } = this.#own(cwd, runId);
+    const checkpoint = snapshot.checkpoints[name];
+    if (!checkpoint || checkpoint.state !== 'awaiting') {
+      throw new WorkflowError('INVALID_METADATA', `Run ${runId} has no checkpoint "${name}" awaiting a decision`, { name });
+    }
+    const release = acquireRunLock(runDir);
+    try {
+      new RunRecord(runDir, snapshot, this.#emit).setCheckpoint(name, { ...checkpoint, state: decision });
+    } finally {
+      release();
+    }
+    return { runId, name, decision, delivered: false };
+  }
+
+  deleteRun(cwd: string, runId: string): void {
+    if (this.#live.has(runId)) throw new WorkflowError('INVALID_METADATA', `Run ${runId} is executing; stop it first`);
+    deleteRun(this.root, cwd, runId, { isDeletable: isDeletableSnapshot });
+  }
+
+  deleteRuns(cwd: string, runIds: readonly string[]): DeleteResult {
+    return deleteRuns(this.root, cwd, runIds.filter((id) => !this.#live.has(id)), { isDeletable: isDeletableSnapshot });
+  }
+
+  /** Interrupts what still executes (the host is going away) and frees the sandbox. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#live.values()].map((execution) => execution.interrupt()));
+    await this.#pool.close();
+  }
+}
+
+function isDeletableSnapshot(snapshot: unknown): boolean {
+  const state = (snapshot as { state?: RunState } | undefined)?.state;
+  return state !== undefined && TERMINAL_RUN_STATES.has(state);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function resumeGuidance(runId: string, state: RunState): string {
+  if (state === 'failed') return `Run ${runId} failed; use workflow_retry to retry it`;
+  if (state === 'completed') return `Run ${runId} already completed; there is nothing to resume`;
+  if (state === 'stopped') return `Run ${runId} was stopped, which is irreversible; relaunch instead`;
+  return `Run ${runId} is ${state} and cannot be resumed`;
+}
+
+function retryGuidance(runId: string, state: RunState): string {
+  if (state === 'budget_exhausted') return `Run ${runId} exhausted its budget; use workflow_resume with a budget patch instead of retrying`;
+  if (state === 'completed') return `Run ${runId} completed; there is nothing to retry`;
+  if (state === 'stopped') return `Run ${runId} was stopped, which is irreversible; relaunch instead`;
+  if (state === 'interrupted' || state === 'paused') return `Run ${runId} is ${state}; use workflow_resume to continue it`;
+  return `Run ${runId} is ${state}; only failed runs can be retried`;
+}

@@ -1,0 +1,67 @@
+/** The launch request at the tool boundary, validated with ajv. */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { createAjv, formatAjvErrors } from '../json-schema.js';
+import { WorkflowError } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import { rejectLegacyLaunchField } from '../settings/index.js';
+
+export interface LaunchRequest {
+  readonly name: string;
+  readonly description?: string;
+  readonly script?: string;
+  readonly scriptPath?: string;
+  readonly args?: JsonValue;
+  /** The launch project directory; run identity uses its resolved path. */
+  readonly cwd: string;
+  readonly foreground?: boolean;
+  readonly concurrency?: number;
+  readonly parentRunId?: string;
+}
+
+const LAUNCH_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'cwd'],
+  properties: {
+    name: { type: 'string', minLength: 1, pattern: '\\S' },
+    description: { type: 'string' },
+    script: { type: 'string' },
+    scriptPath: { type: 'string', minLength: 1 },
+    args: {},
+    cwd: { type: 'string', minLength: 1 },
+    foreground: { type: 'boolean' },
+    concurrency: { type: 'integer', minimum: 1, maximum: 16 },
+    parentRunId: { type: 'string', minLength: 1 },
+  },
+  oneOf: [{ required: ['script'] }, { required: ['scriptPath'] }],
+} as const;
+
+// The oneOf branches only name required keys declared above.
+const validate = createAjv({ strictRequired: false }).compile(LAUNCH_SCHEMA);
+
+export interface CheckedLaunch extends LaunchRequest {
+  readonly cwd: string;
+  readonly source: string;
+}
+
+export function checkLaunchRequest(request: unknown): CheckedLaunch {
+  if (typeof request === 'object' && request !== null) rejectLegacyLaunchField(request as Record<string, unknown>, 'launch options');
+  if (!validate(request)) {
+    const both = validate.errors?.some((error) => error.keyword === 'oneOf');
+    const message = both ? 'give exactly one of script or scriptPath' : formatAjvErrors(validate.errors);
+    throw new WorkflowError('INVALID_METADATA', `Invalid workflow launch: ${message}`);
+  }
+  const checked = request as unknown as LaunchRequest;
+  const cwd = resolve(checked.cwd);
+  let source = checked.script;
+  if (source === undefined) {
+    const path = isAbsolute(checked.scriptPath!) ? checked.scriptPath! : resolve(cwd, checked.scriptPath!);
+    try {
+      source = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new WorkflowError('INVALID_METADATA', `Cannot read scriptPath ${path}: ${(error as Error).message}`, { path });
+    }
+  }
+  return { ...checked, cwd, source };
+}

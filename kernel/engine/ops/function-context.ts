@@ -1,0 +1,78 @@
+/**
+ * The read-only context a registered function receives (spec 2
+ * "WorkflowFunctionContext"). Every operation goes through the same journaled
+ * dispatch as script calls, scoped to the function invocation.
+ */
+import { WorkflowError } from '../../errors.js';
+import type { JsonValue } from '../../json.js';
+import type { AgentCallOptions, SendOptions } from '../../contracts/agent-options.js';
+import type { AgentFunction, AgentHandle, CheckpointInput, ShellOptions, ShellResult, WorkflowFunctionContext, WorkflowRunContext, WorktreeRef } from '../../contracts/function-context.js';
+import { renderPrompt } from '../../template.js';
+import { StructureRunner } from '../../structure.js';
+import type { Scope } from '../keys.js';
+
+export interface FunctionHost {
+  readonly run: WorkflowRunContext;
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  perform(op: string, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue>;
+  notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void;
+  invoke(name: string, input: JsonValue, scope: Scope, label?: string): Promise<JsonValue>;
+  currentScope(base: Scope): Scope;
+  runInScope<T>(scope: Scope, fn: () => T): T;
+  hasPrimitive(name: string): boolean;
+}
+
+const invalid = (message: string) => new WorkflowError('INVALID_METADATA', message);
+
+function json(value: unknown): JsonValue {
+  return (value === undefined ? null : value) as JsonValue;
+}
+
+export function createFunctionContext(host: FunctionHost, base: Scope, _label?: string): WorkflowFunctionContext {
+  const scope = () => host.currentScope(base);
+  const structures = new StructureRunner({ current: scope, run: (inner, fn) => host.runInScope(inner, fn), fail: invalid });
+
+  const agent = ((prompt: string, options?: AgentCallOptions) => host.perform('agent', 'context.agent', scope(), [prompt, json(options ?? {})])) as AgentFunction;
+  agent.create = (options) => {
+    const createScope = scope();
+    if (typeof options?.name !== 'string' || options.name === '') throw invalid('agent.create needs options with a non-empty name');
+    host.notify('agent.create', 'context.agent.create', createScope, [json(options)]);
+    const handle: AgentHandle = {
+      name: options.name,
+      send: (prompt: string, sendOptions?: SendOptions) =>
+        host.perform('agent.send', 'context.send', scope(), [{ name: options.name, scope: [...createScope] }, prompt, json(sendOptions ?? null)]),
+    };
+    return Object.freeze(handle);
+  };
+
+  const context: WorkflowFunctionContext = {
+    run: host.run,
+    settings: host.settings,
+    agent: Object.freeze(agent),
+    shell: async (command: string, options?: ShellOptions) =>
+      (await host.perform('shell', 'context.shell', scope(), [command, json(options ?? null)])) as unknown as ShellResult,
+    prompt: (template, values) => renderPrompt(template, values, invalid),
+    parallel: (name, tasks) => structures.parallel(name, tasks) as Promise<Record<string, JsonValue>>,
+    pipeline: (name, items, stages) => structures.pipeline(name, items, stages) as Promise<Record<string, JsonValue>>,
+    withWorktree: async (name, callback) => {
+      if (!host.hasPrimitive('withWorktree')) throw invalid('withWorktree is not available: the worktrees plugin is not loaded');
+      const inner = scope();
+      const ref = (await host.perform('withWorktree', 'context.withWorktree', inner, [name])) as unknown as WorktreeRef;
+      return host.runInScope([...inner, `withWorktree:${name}`], () => callback(Object.freeze({ ...ref })));
+    },
+    checkpoint: async (input: CheckpointInput) => {
+      if (!host.hasPrimitive('checkpoint')) throw invalid('checkpoint is not available: the checkpoints plugin is not loaded');
+      return (await host.perform('checkpoint', 'context.checkpoint', scope(), [json(input)])) === 'approved';
+    },
+    phase: (name) => host.notify('phase', 'context.phase', scope(), [name]),
+    log: (message) => host.notify('log', 'context.log', scope(), [message]),
+    invoke: (name, input, label) => {
+      if (typeof name !== 'string' || /[./:]/.test(name)) {
+        return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `invoke takes an unqualified function name, not "${String(name)}"`, { name: String(name) }));
+      }
+      if (label !== undefined && (typeof label !== 'string' || label.trim() === '')) return Promise.reject(invalid('invoke label must be a non-empty string'));
+      return host.invoke(name, input, scope(), label);
+    },
+  };
+  return Object.freeze(context);
+}

@@ -1,0 +1,55 @@
+/**
+ * The `shell` primitive: a platform-shell command in the workflow cwd. A
+ * nonzero exit is a result; a launch failure or time-out is SHELL_FAILED.
+ */
+import spawn, { SubprocessError } from 'nano-spawn';
+import { WorkflowError } from '../../errors.js';
+import type { ShellResult } from '../../contracts/function-context.js';
+
+export interface ShellRequest {
+  readonly command: string;
+  readonly timeoutMs?: number;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export function parseShellArgs(args: readonly unknown[]): ShellRequest {
+  const [command, options] = args;
+  if (typeof command !== 'string' || command.trim() === '') throw new WorkflowError('INVALID_METADATA', 'shell needs a non-empty command string');
+  if (options === undefined || options === null) return { command };
+  if (typeof options !== 'object' || Array.isArray(options)) throw new WorkflowError('INVALID_METADATA', 'shell options must be an object');
+  const { timeoutMs, env, ...rest } = options as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new WorkflowError('INVALID_METADATA', `shell has no option "${unknown[0]}" (options: timeoutMs, env)`);
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
+    throw new WorkflowError('INVALID_METADATA', 'shell timeoutMs must be a positive integer');
+  }
+  if (env !== undefined) {
+    if (typeof env !== 'object' || env === null || Array.isArray(env)) throw new WorkflowError('INVALID_METADATA', 'shell env must be an object of strings');
+    for (const [name, value] of Object.entries(env)) {
+      if (typeof value !== 'string') throw new WorkflowError('INVALID_METADATA', `shell env "${name}" must be a string`);
+    }
+  }
+  return { command, ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }), ...(env === undefined ? {} : { env: env as Record<string, string> }) };
+}
+
+export async function runShell(request: ShellRequest, cwd: string, signal: AbortSignal): Promise<ShellResult> {
+  const timeout = new AbortController();
+  const timer = request.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(), request.timeoutMs);
+  const abort = AbortSignal.any([signal, timeout.signal]);
+  try {
+    const result = await spawn(request.command, [], { shell: true, cwd, env: { ...request.env }, signal: abort, stdin: 'ignore' });
+    return { exitCode: 0, stdout: result.stdout, stderr: result.stderr };
+  } catch (error) {
+    if (timeout.signal.aborted) {
+      throw new WorkflowError('SHELL_FAILED', `shell command timed out after ${request.timeoutMs} ms`, { timeoutMs: request.timeoutMs ?? 0 });
+    }
+    if (signal.aborted) throw new WorkflowError('CANCELLED', 'shell command cancelled: the run was stopped');
+    if (error instanceof SubprocessError && typeof error.exitCode === 'number') {
+      return { exitCode: error.exitCode, stdout: error.stdout, stderr: error.stderr };
+    }
+    const reason = error instanceof SubprocessError && error.signalName ? `terminated by ${error.signalName}` : (error as Error).message;
+    throw new WorkflowError('SHELL_FAILED', `shell command could not run: ${reason}`);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * What a segment replays: the journals of the run's lineage (oldest ancestor
+ * first, so nearer runs win) and then its own. Loaded once per segment, so a
+ * lookup is O(1).
+ */
+import { openJournal, readJournal, runDirectory, type Journal } from '../store/index.js';
+import { WorkflowError } from '../errors.js';
+import type { WorkflowRegistryApi } from '../registry/index.js';
+import { parseJournalRecord, type JournalRecord } from './journal-record.js';
+import type { RunSnapshot } from './snapshot.js';
+
+export interface ReplaySource {
+  readonly journal: Journal;
+  readonly replay: Map<string, JournalRecord>;
+}
+
+function add(replay: Map<string, JournalRecord>, records: readonly unknown[]): void {
+  records.forEach((raw, index) => {
+    const record = parseJournalRecord(raw, index);
+    replay.set(record.key, record);
+  });
+}
+
+/** Must be called while holding the run lock: opening the journal drops a torn last record. */
+export function loadReplay(root: string, snapshot: RunSnapshot, runDir: string, registry: WorkflowRegistryApi): ReplaySource {
+  const replay = new Map<string, JournalRecord>();
+  for (const ancestor of [...snapshot.lineage].reverse()) {
+    add(replay, readJournal(runDirectory(root, snapshot.cwd, snapshot.sessionId, ancestor)));
+  }
+  const journal = openJournal(runDir, { fsync: false });
+  add(replay, journal.records);
+  for (const record of replay.values()) {
+    if (record.kind === 'function' && !registry.getFunction(record.name)) {
+      journal.close();
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `The run used workflow function "${record.name}", which is no longer registered; relaunch instead`, { name: record.name });
+    }
+  }
+  return { journal, replay };
+}

@@ -1,0 +1,39 @@
+/**
+ * Best-effort run logs beside the journal: `events.jsonl` (log messages,
+ * phases, warnings; shown by inspectors and the trajectory viewer) and
+ * `calls.jsonl` (call metadata). Neither is read for replay, so a failed write
+ * is dropped rather than failing the run.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonValue } from '../json.js';
+
+export const EVENTS_FILE = 'events.jsonl';
+export const CALLS_FILE = 'calls.jsonl';
+
+/** Spec 1 "Limits": logs 4 KB, shell inputs and errors 16 KB prefixes. */
+export const LOG_LIMIT_BYTES = 4 * 1024;
+export const RECORDED_PREFIX_BYTES = 16 * 1024;
+
+export function prefix(text: string, bytes: number): string {
+  const buffer = Buffer.from(text);
+  if (buffer.byteLength <= bytes) return text;
+  // Cut on a character boundary: drop a trailing partial UTF-8 sequence.
+  return buffer.subarray(0, bytes).toString('utf8').replace(/\uFFFD$/, '');
+}
+
+function append(runDir: string, file: string, entry: Record<string, JsonValue>): void {
+  try {
+    appendFileSync(join(runDir, file), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+  } catch {
+    // Best-effort by contract (spec 1 "Script language": call metadata writes are best-effort).
+  }
+}
+
+export function appendRunEvent(runDir: string, entry: Record<string, JsonValue>): void {
+  append(runDir, EVENTS_FILE, entry);
+}
+
+export function appendCallRecord(runDir: string, entry: Record<string, JsonValue>): void {
+  append(runDir, CALLS_FILE, entry);
+}

@@ -1,0 +1,132 @@
+/**
+ * One run's authoritative state: every change is written to snapshot.json
+ * first and announced second, so an event always describes persisted state.
+ */
+import { writeSnapshot } from '../store/index.js';
+import { WorkflowError } from '../errors.js';
+import {
+  WORKFLOW_AGENT_STATE_CHANGED_EVENT,
+  WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT,
+  WORKFLOW_PHASE_CHANGED_EVENT,
+  WORKFLOW_RUN_COMPLETED_EVENT,
+  WORKFLOW_RUN_FAILED_EVENT,
+  WORKFLOW_RUN_RESUMED_EVENT,
+  WORKFLOW_RUN_STATE_CHANGED_EVENT,
+  type WorkflowEvent,
+  type WorkflowEventBase,
+} from '../events.js';
+import { TERMINAL_RUN_STATES, type RunState } from '../states.js';
+import type { AgentSummary, CheckpointRecord, FailureInfo, RunSnapshot } from './snapshot.js';
+
+/** The spec's transition table; anything else is refused. */
+const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
+  queued: ['running', 'stopped', 'interrupted'],
+  running: ['pausing', 'awaiting_input', 'budget_exhausted', 'completed', 'failed', 'stopped', 'interrupted'],
+  pausing: ['running', 'paused', 'awaiting_input', 'budget_exhausted', 'completed', 'failed', 'stopped', 'interrupted'],
+  paused: ['running', 'stopped'],
+  awaiting_input: ['running', 'pausing', 'failed', 'stopped', 'interrupted'],
+  budget_exhausted: ['running', 'stopped'],
+  interrupted: ['running', 'stopped'],
+  completed: [],
+  failed: [],
+  stopped: [],
+};
+
+export function canTransition(from: RunState, to: RunState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export type EmitEvent = (event: WorkflowEvent) => void;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export class RunRecord {
+  #snapshot: RunSnapshot;
+  readonly runDir: string;
+  private readonly emit: EmitEvent;
+  private readonly now: () => Date;
+
+  constructor(runDir: string, snapshot: RunSnapshot, emit: EmitEvent, now: () => Date = () => new Date()) {
+    this.runDir = runDir;
+    this.#snapshot = snapshot;
+    this.emit = emit;
+    this.now = now;
+  }
+
+  get snapshot(): RunSnapshot {
+    return this.#snapshot;
+  }
+
+  get runId(): string {
+    return this.#snapshot.runId;
+  }
+
+  base(): WorkflowEventBase {
+    const { runId, sessionId, cwd, workflow } = this.#snapshot;
+    return { runId, sessionId, cwd, workflowName: workflow.name, at: this.#snapshot.updatedAt };
+  }
+
+  /** Writes the snapshot atomically; the only way state changes. */
+  update(change: (draft: Mutable<RunSnapshot>) => void): void {
+    const draft: Mutable<RunSnapshot> = { ...this.#snapshot };
+    change(draft);
+    draft.updatedAt = this.now().toISOString();
+    writeSnapshot(this.runDir, draft);
+    this.#snapshot = draft;
+  }
+
+  transition(to: RunState, change?: (draft: Mutable<RunSnapshot>) => void): void {
+    const from = this.#snapshot.state;
+    if (!canTransition(from, to)) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${this.runId} cannot move from ${from} to ${to}`, { from, to });
+    }
+    this.update((draft) => {
+      draft.state = to;
+      if (TERMINAL_RUN_STATES.has(to)) draft.terminalAt = this.now().toISOString();
+      change?.(draft);
+    });
+    this.emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...this.base(), from, to });
+    if (to === 'running' && (from === 'paused' || from === 'interrupted' || from === 'budget_exhausted')) {
+      this.emit({ type: WORKFLOW_RUN_RESUMED_EVENT, ...this.base(), from });
+    }
+    if (to === 'completed') this.emit({ type: WORKFLOW_RUN_COMPLETED_EVENT, ...this.base(), resultPath: this.#snapshot.result?.path ?? '' });
+    if (to === 'failed') this.emit({ type: WORKFLOW_RUN_FAILED_EVENT, ...this.base(), code: this.#snapshot.failure?.code ?? 'INTERNAL_ERROR' });
+  }
+
+  fail(failure: FailureInfo): void {
+    this.transition('failed', (draft) => {
+      draft.failure = failure;
+    });
+  }
+
+  setPhase(phase: string): void {
+    if (this.#snapshot.phase === phase) return;
+    this.update((draft) => {
+      draft.phase = phase;
+    });
+    this.emit({ type: WORKFLOW_PHASE_CHANGED_EVENT, ...this.base(), phase });
+  }
+
+  setCheckpoint(name: string, record: CheckpointRecord): void {
+    this.update((draft) => {
+      draft.checkpoints = { ...draft.checkpoints, [name]: record };
+    });
+    this.emit({ type: WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, ...this.base(), name, state: record.state });
+  }
+
+  setAgent(summary: AgentSummary): void {
+    const previous = this.#snapshot.agents[summary.id];
+    this.update((draft) => {
+      draft.agents = { ...draft.agents, [summary.id]: summary };
+    });
+    if (previous?.state !== summary.state || previous.attempts !== summary.attempts) {
+      this.emit({ type: WORKFLOW_AGENT_STATE_CHANGED_EVENT, ...this.base(), agentId: summary.id, label: summary.label, state: summary.state, attempt: summary.attempts });
+    }
+  }
+
+  setPluginState(plugin: string, value: RunSnapshot['plugins'][string]): void {
+    this.update((draft) => {
+      draft.plugins = { ...draft.plugins, [plugin]: value };
+    });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The status summary (spec 1 "Other records"): identity, state, failure,
+ * phase, delivery mode, and per-agent shims with IDs, labels, paths, state,
+ * last activity and accounting. Never transcripts or session payloads.
+ */
+import type { JsonValue } from '../json.js';
+import type { LaunchMode, RunState } from '../states.js';
+import type { AgentSummary, FailureInfo, RunSnapshot } from './snapshot.js';
+
+export interface StatusSummary {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly workflow: { readonly name: string; readonly description?: string };
+  readonly state: RunState;
+  readonly executing: boolean;
+  readonly launchMode: LaunchMode;
+  readonly parentRunId?: string;
+  readonly phase?: string;
+  readonly failure?: FailureInfo;
+  readonly resultPath?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly terminalAt?: string;
+  readonly checkpoints: readonly { readonly name: string; readonly state: string }[];
+  readonly agents: readonly AgentSummary[];
+  readonly plugins: Readonly<Record<string, JsonValue>>;
+}
+
+export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSummary {
+  return {
+    runId: snapshot.runId,
+    sessionId: snapshot.sessionId,
+    cwd: snapshot.cwd,
+    workflow: snapshot.workflow,
+    state: snapshot.state,
+    executing,
+    launchMode: snapshot.launchMode,
+    ...(snapshot.parentRunId === undefined ? {} : { parentRunId: snapshot.parentRunId }),
+    ...(snapshot.phase === undefined ? {} : { phase: snapshot.phase }),
+    ...(snapshot.failure === undefined ? {} : { failure: snapshot.failure }),
+    ...(snapshot.result === undefined ? {} : { resultPath: snapshot.result.path }),
+    createdAt: snapshot.createdAt,
+    updatedAt: snapshot.updatedAt,
+    ...(snapshot.terminalAt === undefined ? {} : { terminalAt: snapshot.terminalAt }),
+    checkpoints: Object.entries(snapshot.checkpoints).map(([name, checkpoint]) => ({ name, state: checkpoint.state })),
+    agents: Object.values(snapshot.agents),
+    plugins: snapshot.plugins,
+  };
+}

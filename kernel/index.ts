@@ -1,0 +1,24 @@
+/** The kernel's public surface: hook points, the plugin contract, errors, settings, registry. */
+export { createKernel } from './kernel.js';
+export type { Kernel, KernelOptions } from './kernel.js';
+export type { KernelPlugin, PluginHooks, PluginKernel, TapOnly } from './plugin-api.js';
+export { tagPluginError } from './plugin-api.js';
+export { createHooks } from './hooks.js';
+export type { HookPointName, JournalObservation, KernelHooks, LaunchInput, RegistryFrozenInput, RunRef, TransportSelectInput } from './hooks.js';
+export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
+export * from './errors.js';
+export * from './states.js';
+export * from './events.js';
+export type { JsonValue } from './json.js';
+export { deepFreeze } from './json.js';
+export * from './settings/index.js';
+export * from './registry/index.js';
+export type * from './contracts/agent-options.js';
+export type * from './contracts/attempt-action.js';
+export type * from './contracts/function-context.js';
+export type * from './contracts/identity.js';
+export type * from './contracts/model-alias.js';
+export type * from './contracts/preparation.js';
+export type * from './contracts/setup.js';
+export type * from './contracts/transport.js';
+export type * from './contracts/primitive.js';

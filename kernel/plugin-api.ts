@@ -1,0 +1,90 @@
+/**
+ * The plugin contract `{ name, apply(kernel) }` and the tap-only view a plugin
+ * receives. Every tap is wrapped so that an error it raises names the plugin
+ * and the hook (the rollup model), and a plugin cannot call a hook.
+ */
+import { WorkflowError, isWorkflowError, messageOf } from './errors.js';
+import type { KernelHooks } from './hooks.js';
+
+type TapMethod = 'tap' | 'tapAsync' | 'tapPromise' | 'isUsed';
+export type TapOnly<H> = Pick<H, Extract<keyof H, TapMethod>>;
+export type PluginHooks = {
+  readonly [P in keyof KernelHooks]: { readonly [K in keyof KernelHooks[P]]: TapOnly<KernelHooks[P][K]> };
+};
+
+export interface PluginKernel {
+  readonly hooks: PluginHooks;
+  /** Names of every plugin in this kernel, in load order. */
+  readonly plugins: readonly string[];
+}
+
+export interface KernelPlugin {
+  readonly name: string;
+  apply(kernel: PluginKernel): void;
+}
+
+/** Re-raise a tap's error as a WorkflowError tagged with plugin and hook; known codes are kept. */
+export function tagPluginError(error: unknown, plugin: string, hook: string): WorkflowError {
+  if (isWorkflowError(error)) {
+    if (error.details?.['plugin'] !== undefined) return error;
+    return new WorkflowError(error.code, error.message, { ...error.details, plugin, hook }, { cause: error });
+  }
+  return new WorkflowError('INTERNAL_ERROR', `Plugin "${plugin}" failed in hook ${hook}: ${messageOf(error)}`, { plugin, hook }, { cause: error });
+}
+
+type AnyFn = (...args: unknown[]) => unknown;
+interface RawHook {
+  name: string | undefined;
+  tap(options: unknown, fn: AnyFn): void;
+  tapAsync(options: unknown, fn: AnyFn): void;
+  tapPromise(options: unknown, fn: AnyFn): void;
+  isUsed(): boolean;
+}
+
+function tapOnly(hook: RawHook, plugin: string): TapOnly<RawHook> {
+  const hookName = hook.name ?? 'unknown';
+  const fail = (error: unknown): never => {
+    throw tagPluginError(error, plugin, hookName);
+  };
+  return Object.freeze({
+    tap: (options: unknown, fn: AnyFn) =>
+      hook.tap(options, (...args: unknown[]) => {
+        try {
+          return fn(...args);
+        } catch (error) {
+          return fail(error);
+        }
+      }),
+    tapPromise: (options: unknown, fn: AnyFn) =>
+      hook.tapPromise(options, async (...args: unknown[]) => {
+        try {
+          return await fn(...args);
+        } catch (error) {
+          return fail(error);
+        }
+      }),
+    tapAsync: (options: unknown, fn: AnyFn) =>
+      hook.tapAsync(options, (...args: unknown[]) => {
+        const callback = args[args.length - 1] as (error?: unknown, result?: unknown) => void;
+        const tagged = (error?: unknown, result?: unknown) =>
+          error ? callback(tagPluginError(error, plugin, hookName)) : callback(null, result);
+        try {
+          fn(...args.slice(0, -1), tagged);
+        } catch (error) {
+          tagged(error);
+        }
+      }),
+    isUsed: () => hook.isUsed(),
+  });
+}
+
+/** Builds the frozen tap-only view of every hook for one plugin. */
+export function pluginHooks(hooks: KernelHooks, plugin: string): PluginHooks {
+  const view: Record<string, Record<string, unknown>> = {};
+  for (const [point, group] of Object.entries(hooks)) {
+    const facade: Record<string, unknown> = {};
+    for (const [name, hook] of Object.entries(group as Record<string, RawHook>)) facade[name] = tapOnly(hook, plugin);
+    view[point] = Object.freeze(facade);
+  }
+  return Object.freeze(view) as unknown as PluginHooks;
+}

@@ -1,0 +1,35 @@
+/**
+ * Rollup's parser skips most strict-mode early errors (duplicate parameters,
+ * `delete x`, legacy octals, redeclarations, `using`), which the sandbox's
+ * engine would only report when the run starts. Compiling the program here,
+ * without running it, reports them before launch.
+ */
+import { Script } from 'node:vm';
+
+const FILENAME = 'workflow-preflight.js';
+const STRICT = "'use strict';";
+
+export interface CompileFailure {
+  /** 1-based line in the program. */
+  readonly line: number;
+  /** 0-based column in that line of the program, when the engine showed it. */
+  readonly column: number;
+  readonly message: string;
+}
+
+export function compileFailure(program: string): CompileFailure | undefined {
+  try {
+    new Script(STRICT + program, { filename: FILENAME });
+    return undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const stack = error instanceof Error ? (error.stack ?? '') : '';
+    // The engine decorates the stack with "file:line", the source line and a caret line.
+    const lines = stack.split('\n');
+    const header = lines.findIndex((text) => text.startsWith(`${FILENAME}:`));
+    const line = header < 0 ? 1 : Number(lines[header]?.slice(FILENAME.length + 1)) || 1;
+    const caret = header < 0 ? -1 : (lines[header + 2] ?? '').indexOf('^');
+    const column = Math.max(0, caret - (line === 1 ? STRICT.length : 0));
+    return { line, column, message };
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The static preflight of a workflow script: parse once, reject what must
+ * never run, collect facts for launch inspection, and rewrite the source into
+ * the program the sandbox evaluates, with every primitive call's site.
+ */
+import { deepFreeze } from '../json.js';
+import { parentMap } from './ast.js';
+import { compileFailure } from './compile-check.js';
+import type { Edit } from './edits.js';
+import { applyEdits, originalOffset } from './edits.js';
+import { launchFacts } from './inspect.js';
+import type { StaticAgentOptions } from './inspect.js';
+import { globalsOf } from './names.js';
+import { neutralize, sesRejection } from './normalize.js';
+import { PROGRAM_PREFIX, PROGRAM_SUFFIX, parseScript } from './parse.js';
+import { LineIndex, syntaxError } from './position.js';
+import { checkRacing } from './racing.js';
+import { checkNames, checkSyntax } from './rules.js';
+import { analyzeScopes } from './scope.js';
+import { collectSites, siteEdits } from './sites.js';
+
+export { SITE_MARKER } from './names.js';
+export type { StaticAgentOptions } from './inspect.js';
+
+export interface PreflightOptions {
+  /** Names the script may use as globals besides JS builtins: primitives (agent, shell, prompt, parallel, pipeline, phase, log, evidence, checkpoint, withWorktree, tools, args, ...) — passed in by the caller because plugins contribute some. */
+  readonly primitives: readonly string[];
+  /** Registered function names (also globals, called like `await reviewLoop({...})`). */
+  readonly functions: readonly string[];
+}
+
+export interface CallSite {
+  /** `"line:column"` (1-based) of the callee's start in the source; of the `send` name for `.send(...)`. */
+  readonly id: string;
+  readonly line: number;
+  readonly column: number;
+  /** `agent`, `agent.create`, `tools.read`, `send`, `shell`, a registered function name, ... */
+  readonly callee: string;
+}
+
+export interface PreflightResult {
+  /** The original text, unchanged. */
+  readonly source: string;
+  /** What the sandbox evaluates: an expression for the promise of the workflow result; same line numbering as `source`. */
+  readonly program: string;
+  readonly sites: Readonly<Record<string, CallSite>>;
+  /** Sorted unique names X of `tools.X(...)`. */
+  readonly toolNames: readonly string[];
+  /** Sorted unique registered function names called. */
+  readonly functionCalls: readonly string[];
+  readonly staticAgentOptions: readonly StaticAgentOptions[];
+}
+
+/** @throws WorkflowError `INVALID_SYNTAX` with `{ line, column }` details. */
+export function preflight(source: string, options: PreflightOptions): PreflightResult {
+  const parsed = parseScript(source);
+  const { body, lines, text } = parsed;
+  checkSyntax(body, lines);
+  const globals = globalsOf(options.primitives, options.functions);
+  const analysis = analyzeScopes(body);
+  const parents = parentMap(body);
+  checkNames(analysis, globals, parents, lines);
+  const sites = collectSites(body, analysis, globals, lines);
+  checkRacing(sites, parents, analysis);
+  const edits = [...neutralize(parsed), ...siteEdits(text, sites)];
+  const program = PROGRAM_PREFIX + applyEdits(text, edits) + PROGRAM_SUFFIX;
+  checkProgram(program, edits, lines);
+  const callSites: Record<string, CallSite> = {};
+  for (const { id, line, column, callee } of sites) callSites[id] = { id, line, column, callee };
+  const facts = launchFacts(sites, parents, analysis);
+  return deepFreeze({
+    source,
+    program,
+    sites: callSites,
+    toolNames: facts.toolNames,
+    functionCalls: facts.functionCalls,
+    staticAgentOptions: facts.staticAgentOptions,
+  });
+}
+
+/** The program must pass ses's text checks and compile as strict code; errors point into the source. */
+function checkProgram(program: string, edits: readonly Edit[], lines: LineIndex): void {
+  const at = (programOffset: number): ReturnType<LineIndex['position']> =>
+    lines.position(originalOffset(edits, programOffset - PROGRAM_PREFIX.length));
+  const rejected = sesRejection(program);
+  if (rejected !== undefined) {
+    throw syntaxError(at(rejected), 'this text (import(, eval(, <!-- or -->) cannot be made safe for the sandbox here; rewrite it');
+  }
+  const failure = compileFailure(program);
+  if (failure !== undefined) {
+    const programLines = new LineIndex(program);
+    throw syntaxError(at(programLines.offset({ line: failure.line, column: failure.column + 1 })), failure.message);
+  }
+}

@@ -1,0 +1,47 @@
+/** The global names a script sees and the roles the rules give them. */
+
+/** The global the rewritten program calls before each call site (spec: reserved prefix). */
+export const SITE_MARKER = '__pi_extensible_workflows_site';
+export const RESERVED_PREFIX = '__pi_extensible_workflows_';
+
+export const BUILTIN_GLOBALS: ReadonlySet<string> = new Set([
+  'Object', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'BigInt', 'Math', 'JSON', 'Promise', 'Reflect', 'Proxy',
+  'Map', 'Set', 'WeakMap', 'WeakSet', 'WeakRef', 'RegExp', 'Date',
+  'Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError',
+  'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
+  'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array', 'Intl',
+  'undefined', 'NaN', 'Infinity', 'isFinite', 'isNaN', 'parseInt', 'parseFloat',
+  'encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent',
+]);
+
+/** Primitives whose value must never escape a direct call (they identify their call site). */
+export const DIRECT_CALL_PRIMITIVES: ReadonlySet<string> = new Set([
+  'agent', 'shell', 'evidence', 'checkpoint', 'withWorktree', 'log', 'phase', 'parallel', 'pipeline', 'prompt',
+]);
+
+/** Primitives with effects whose calls from one site must not race (with registered functions, tools and sends). */
+export const RACING_PRIMITIVES: ReadonlySet<string> = new Set(['agent', 'shell', 'evidence', 'checkpoint', 'withWorktree']);
+
+/** Methods whose callbacks run once per element without awaiting each other. */
+export const ITERATION_METHODS: ReadonlySet<string> = new Set([
+  'map', 'forEach', 'flatMap', 'filter', 'reduce', 'reduceRight', 'some', 'every',
+  'find', 'findIndex', 'findLast', 'findLastIndex', 'sort',
+]);
+
+export interface Globals {
+  readonly primitives: ReadonlySet<string>;
+  readonly functions: ReadonlySet<string>;
+  /** Primitives and functions that may only be called directly. */
+  readonly direct: ReadonlySet<string>;
+  readonly allowed: ReadonlySet<string>;
+}
+
+export function globalsOf(primitives: readonly string[], functions: readonly string[]): Globals {
+  const direct = new Set([...primitives.filter((name) => DIRECT_CALL_PRIMITIVES.has(name)), ...functions]);
+  return {
+    primitives: new Set(primitives),
+    functions: new Set(functions),
+    direct,
+    allowed: new Set([...BUILTIN_GLOBALS, ...primitives, ...functions]),
+  };
+}

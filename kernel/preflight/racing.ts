@@ -1,0 +1,73 @@
+/**
+ * Calls from one call site must not race outside `parallel`/`pipeline`: their
+ * journal keys count occurrences per site, which is only deterministic when
+ * each call of a site starts after the previous one. Statically that means no
+ * effect call in an iteration callback or promise executor, and none in a
+ * loop unless the loop awaits it before the next iteration.
+ */
+import { isFunction, logicalParent, memberName } from './ast.js';
+import type { estree, Node, Parents } from './ast.js';
+import { ITERATION_METHODS, RACING_PRIMITIVES } from './names.js';
+import { syntaxError } from './position.js';
+import type { ScopeAnalysis } from './scope.js';
+import type { Site } from './sites.js';
+
+const REMEDY = 'calls from one call site must not race; use parallel(...) or pipeline(...) for concurrent work';
+
+export function checkRacing(sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis): void {
+  for (const site of sites) {
+    if (!races(site)) continue;
+    const problem = racingProblem(site, parents, analysis);
+    if (problem !== undefined) throw syntaxError(site, `${problem}: ${REMEDY}`);
+  }
+}
+
+function races(site: Site): boolean {
+  return site.kind !== 'primitive' || RACING_PRIMITIVES.has(site.callee);
+}
+
+function racingProblem(site: Site, parents: Parents, analysis: ScopeAnalysis): string | undefined {
+  const call = `${site.kind === 'send' ? '.send' : site.callee}(...)`;
+  let child: Node = site.call;
+  let parent = parents.get(child);
+  let inLoop = false;
+  while (parent !== undefined && !isFunction(parent) && parent.type !== 'PropertyDefinition' && parent.type !== 'StaticBlock') {
+    inLoop ||= repeats(parent, child);
+    child = parent;
+    parent = parents.get(parent);
+  }
+  if (inLoop && logicalParent(site.call, parents)?.type !== 'AwaitExpression') {
+    return `${call} in a loop must be awaited directly (await ${call})`;
+  }
+  if (parent === undefined || !isFunction(parent)) return undefined;
+  const owner = parents.get(parent);
+  if (owner?.type === 'NewExpression' && owner.arguments[0] === parent && isGlobal(owner.callee, 'Promise', analysis)) {
+    return `${call} in a new Promise(...) executor`;
+  }
+  if (owner?.type !== 'CallExpression' || !owner.arguments.includes(parent as estree.Expression)) return undefined;
+  const method = memberName(owner.callee);
+  if (method === undefined || owner.callee.type !== 'MemberExpression') return undefined;
+  if (ITERATION_METHODS.has(method)) return `${call} in a .${method}(...) callback`;
+  if (method === 'from' && isGlobal(owner.callee.object, 'Array', analysis)) return `${call} in an Array.from(...) callback`;
+  return undefined;
+}
+
+/** Whether `child` runs once per iteration of `node` (a loop's body, test or update). */
+function repeats(node: Node, child: Node): boolean {
+  switch (node.type) {
+    case 'ForStatement':
+      return child === node.body || child === node.test || child === node.update;
+    case 'ForInStatement':
+    case 'ForOfStatement':
+      return child === node.body || child === node.left;
+    case 'WhileStatement':
+    case 'DoWhileStatement':
+      return child === node.body || child === node.test;
+    default:
+      return false;
+  }
+}
+
+function isGlobal(node: Node, name: string, analysis: ScopeAnalysis): boolean {
+  return node.type === 'Identifier' && node.name === name && analysis.bindingOf(node) === undefined;
+}

@@ -1,0 +1,44 @@
+/**
+ * Where the sandbox worker file is, and how to start it. From source (tests)
+ * the worker is the .ts file beside this one, run by Node's type stripping
+ * with a resolve hook that maps relative `.js` imports to `.ts`; from dist/
+ * this module lives in a shared chunk, so the worker is found from the
+ * package root.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE_NAME = 'pi-extensible-workflows';
+
+const TS_RESOLVE_HOOK = `
+import { registerHooks } from 'node:module';
+registerHooks({
+  resolve(specifier, context, next) {
+    try {
+      return next(specifier, context);
+    } catch (error) {
+      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
+      return next(specifier.slice(0, -3) + '.ts', context);
+    }
+  },
+});`;
+
+export interface WorkerLaunch {
+  readonly path: string;
+  readonly execArgv: readonly string[];
+}
+
+export function sandboxWorker(moduleUrl: string = import.meta.url): WorkerLaunch {
+  const here = fileURLToPath(moduleUrl);
+  if (here.endsWith('.ts')) {
+    return { path: join(dirname(here), 'worker.ts'), execArgv: ['--import', `data:text/javascript,${encodeURIComponent(TS_RESOLVE_HOOK)}`] };
+  }
+  for (let dir = dirname(here); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME) {
+      return { path: join(dir, 'dist', 'kernel', 'sandbox', 'worker.js'), execArgv: [] };
+    }
+  }
+  throw new Error(`cannot find the ${PACKAGE_NAME} package root above ${here}`);
+}

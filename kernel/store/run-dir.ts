@@ -1,0 +1,81 @@
+/**
+ * Atomic run creation: the whole directory is built under a temp name inside
+ * the same `runs/` folder and renamed into place, so a run either exists
+ * complete or not at all.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { WorkflowError, messageOf } from '../errors.js';
+import { writeNewFile } from './atomic.js';
+import { DIR_MODE, READ_ONLY_MODE, ensurePrivateDir, errnoCode, fsyncDirectory, removeQuietly } from './fs-util.js';
+import { snapshotText } from './json-text.js';
+import {
+  EVIDENCE_DIR,
+  JOURNAL_FILE,
+  SNAPSHOT_FILE,
+  SOURCE_FILE,
+  TEMP_PREFIX,
+  assertRunId,
+  assertSessionId,
+  randomSuffix,
+  runsDirectory,
+} from './paths.js';
+
+export interface CreateRunOptions {
+  readonly root: string;
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The exact workflow source; stored byte for byte as UTF-8. */
+  readonly source: string;
+  /** The initial snapshot (a JSON object; its schema belongs to the run engine). */
+  readonly snapshot: object;
+}
+
+/** Creates `<runs>/<runId>/` whole and returns its path; fails if it already exists. */
+export function createRunDirectory(options: CreateRunOptions): string {
+  const { root, cwd, sessionId, runId, source, snapshot } = options;
+  assertSessionId(sessionId);
+  assertRunId(runId);
+  const sourceBytes = Buffer.from(source, 'utf8');
+  // A lone surrogate would be silently replaced, and the stored source would no longer be the executed one.
+  if (sourceBytes.toString('utf8') !== source) {
+    throw new WorkflowError('INVALID_SYNTAX', 'workflow source is not well-formed Unicode text', { runId });
+  }
+  const snapshotBytes = snapshotText(snapshot);
+
+  const runs = runsDirectory(root, cwd, sessionId);
+  const target = path.join(runs, runId);
+  ensurePrivateDir(runs);
+  if (fs.existsSync(target)) throw exists(runId, target);
+
+  const temp = path.join(runs, `${TEMP_PREFIX}${runId}-${randomSuffix()}`);
+  try {
+    fs.mkdirSync(temp, { mode: DIR_MODE });
+    fs.chmodSync(temp, DIR_MODE);
+    writeNewFile(path.join(temp, SOURCE_FILE), sourceBytes);
+    // Read-only: the executed source is immutable for the life of the run.
+    fs.chmodSync(path.join(temp, SOURCE_FILE), READ_ONLY_MODE);
+    writeNewFile(path.join(temp, SNAPSHOT_FILE), snapshotBytes);
+    writeNewFile(path.join(temp, JOURNAL_FILE), '');
+    fs.mkdirSync(path.join(temp, EVIDENCE_DIR), { mode: DIR_MODE });
+    fs.chmodSync(path.join(temp, EVIDENCE_DIR), DIR_MODE);
+    fsyncDirectory(temp);
+    // rename(2) silently replaces an empty directory, so check again right before it.
+    if (fs.existsSync(target)) throw exists(runId, target);
+    fs.renameSync(temp, target);
+  } catch (error) {
+    removeQuietly(temp);
+    if (error instanceof WorkflowError) throw error;
+    if (errnoCode(error) === 'ENOTEMPTY' || errnoCode(error) === 'EEXIST') throw exists(runId, target);
+    throw new WorkflowError('INTERNAL_ERROR', `cannot create run ${runId}: ${messageOf(error)}`, { runId, path: target }, {
+      cause: error,
+    });
+  }
+  fsyncDirectory(runs);
+  return target;
+}
+
+function exists(runId: string, target: string): WorkflowError {
+  return new WorkflowError('INTERNAL_ERROR', `run directory for ${runId} already exists`, { runId, path: target });
+}

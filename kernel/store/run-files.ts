@@ -1,0 +1,69 @@
+/** Reading and replacing the files of an existing run directory: source, snapshot, result. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { WorkflowError, messageOf } from '../errors.js';
+import { writeFileAtomic } from './atomic.js';
+import { errnoCode } from './fs-util.js';
+import { isJsonObject, prettyJson, snapshotText } from './json-text.js';
+import { RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
+
+export interface WrittenFile {
+  readonly path: string;
+  readonly bytes: number;
+}
+
+/** The exact source the run executed. */
+export function readRunSource(runDir: string): string {
+  return readRunFile(runDir, SOURCE_FILE).toString('utf8');
+}
+
+/** The parsed snapshot; its schema belongs to the run engine, so it comes back as `unknown`. */
+export function readSnapshot(runDir: string): unknown {
+  const file = path.join(runDir, SNAPSHOT_FILE);
+  const text = readRunFile(runDir, SNAPSHOT_FILE).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw corrupt(runDir, file, messageOf(error));
+  }
+  if (!isJsonObject(value)) throw corrupt(runDir, file, 'not a JSON object');
+  return value;
+}
+
+/** Replaces `snapshot.json` atomically. */
+export function writeSnapshot(runDir: string, snapshot: object): void {
+  writeFileAtomic(path.join(runDir, SNAPSHOT_FILE), snapshotText(snapshot));
+}
+
+/** Writes `result.json` (pretty UTF-8 JSON) atomically. */
+export function writeResult(runDir: string, value: unknown): WrittenFile {
+  const file = path.join(runDir, RESULT_FILE);
+  const bytes = Buffer.from(prettyJson(value, 'result'), 'utf8');
+  writeFileAtomic(file, bytes);
+  return { path: path.resolve(file), bytes: bytes.byteLength };
+}
+
+function readRunFile(runDir: string, name: string): Buffer {
+  const file = path.join(runDir, name);
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') {
+      throw new WorkflowError('RUN_NOT_FOUND', `run ${path.basename(runDir)} has no ${name}`, {
+        reason: 'missing',
+        path: file,
+      });
+    }
+    throw new WorkflowError('INTERNAL_ERROR', `cannot read ${file}: ${messageOf(error)}`, { path: file }, {
+      cause: error,
+    });
+  }
+}
+
+function corrupt(runDir: string, file: string, why: string): WorkflowError {
+  return new WorkflowError('RUN_NOT_FOUND', `run ${path.basename(runDir)} has a corrupt ${path.basename(file)}: ${why}`, {
+    reason: 'corrupt',
+    path: file,
+  });
+}

@@ -1,0 +1,46 @@
+// Bundles the tsc output in build/ into one ESM entry per loadable part, so a
+// host can load a chosen set and Pi's package filters can leave optional
+// entries out. Shared code lands in dist/chunks/ and is loaded once per process.
+import { existsSync, readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import nodeResolve from '@rollup/plugin-node-resolve';
+import pkg from './package.json' with { type: 'json' };
+
+const fixed = {
+  'src/index': 'build/src/index.js',
+  'kernel/index': 'build/kernel/index.js',
+  'starter/index': 'build/starter/index.js',
+  'subagents/index': 'build/plugins/subagents/index.js',
+  'trajectory/index': 'build/plugins/trajectory/index.js',
+  'roles/index': 'build/roles/index.js',
+  'relay/index': 'build/relay/index.js',
+  'cli/wfcli': 'build/cli/wfcli.js',
+  'kernel/sandbox/worker': 'build/kernel/sandbox/worker.js',
+};
+
+const input = Object.fromEntries(Object.entries(fixed).filter(([, file]) => existsSync(file)));
+// Every other plugin folder is an entry of its own: dist/plugins/<name>/index.js.
+for (const name of existsSync('build/plugins') ? readdirSync('build/plugins') : []) {
+  const file = `build/plugins/${name}/index.js`;
+  if (existsSync(file) && !Object.values(input).includes(file)) input[`plugins/${name}/index`] = file;
+}
+
+const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+const external = (id) =>
+  id.startsWith('node:') ||
+  builtinModules.includes(id) ||
+  dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+
+export default {
+  input,
+  external,
+  // Resolves only our own files; every package dependency stays an import.
+  plugins: [nodeResolve({ preferBuiltins: true, resolveOnly: (id) => !external(id) })],
+  output: {
+    dir: 'dist',
+    format: 'es',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    banner: (chunk) => (chunk.fileName === 'cli/wfcli.js' ? '#!/usr/bin/env node' : ''),
+  },
+};

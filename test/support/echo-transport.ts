@@ -1,0 +1,56 @@
+/**
+ * A test double for the transport hook point: each agent "answers" by
+ * submitting a result derived from its prompt. For kernel unit tests only;
+ * the real Pi transport has its own end-to-end tests.
+ */
+import type { AgentTransport, KernelPlugin, SessionProgress, WorkflowSession } from '../../kernel/index.js';
+import type { JsonValue } from '../../kernel/json.js';
+
+export interface EchoCall {
+  readonly prompt: string;
+  readonly model: string;
+  readonly label: string;
+}
+
+export interface EchoTransportOptions {
+  /** Computes the submitted value; default `{ result: 'echo:' + prompt }`. */
+  readonly answer?: (prompt: string) => JsonValue | Promise<JsonValue>;
+  readonly calls?: EchoCall[];
+}
+
+export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelPlugin {
+  const transport: AgentTransport = {
+    name: 'echo',
+    async createSession(input) {
+      const listeners = new Set<(progress: SessionProgress) => void>();
+      let state: 'idle' | 'running' | 'disposed' = 'idle';
+      let aborted = false;
+      const session: WorkflowSession = {
+        reference: { transport: 'echo', label: input.sessionLabel },
+        state: () => state,
+        stats: () => ({ inputTokens: 10, outputTokens: 5, costUsd: 0.001, turns: 1 }),
+        subscribe(listener) {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        async prompt(text) {
+          state = 'running';
+          options.calls?.push({ prompt: text, model: input.model, label: input.sessionLabel });
+          const value = await (options.answer ?? ((prompt: string) => ({ result: `echo:${prompt}` })))(text);
+          if (aborted) throw new Error('aborted');
+          for (const listener of listeners) listener({ type: 'result', value });
+          state = 'idle';
+        },
+        async steer() {},
+        async abort() {
+          aborted = true;
+        },
+        async dispose() {
+          state = 'disposed';
+        },
+      };
+      return session;
+    },
+  };
+  return { name: 'echo-transport', apply: (kernel) => kernel.hooks.transport.select.tap('echo-transport', () => transport) };
+}
