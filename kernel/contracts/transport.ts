@@ -20,6 +20,10 @@ export interface WorkflowSession {
   readonly reference: Readonly<Record<string, JsonValue>>;
   /** Set when the transport already delivered turn control with the prompt. */
   readonly turnControlDelivered?: boolean;
+  /** The native session ID, when the transport has one (recorded with system prompts). */
+  readonly nativeSessionId?: string;
+  /** The full effective system prompt, read at every native agent start (system-prompts.json). */
+  systemPrompt?(): string;
   state(): 'idle' | 'running' | 'disposed';
   stats(): SessionStats;
   subscribe(listener: (progress: SessionProgress) => void): () => void;

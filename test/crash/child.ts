@@ -1,0 +1,95 @@
+/**
+ * The workflow host process of the crash test: launches the crash workflow
+ * (or resumes a run when given its id) with a fresh kernel and engine, and
+ * reports on stdout, one line each:
+ *
+ *   RUN <runId> <runDir>     the run is executing (printed once launch/resume returned)
+ *   OUTCOME <json>           the segment ended (RunOutcome)
+ *   ERROR <json>             launch/resume threw ({ code, message })
+ *
+ * The parent SIGKILLs this process at a seeded random point. Node runs this
+ * file directly (type stripping); the kernel's relative `.js` imports are
+ * mapped to their `.ts` sources by the resolve hook registered first below.
+ *
+ * Usage: node test/crash/child.ts '<json ChildConfig>'
+ */
+import { registerHooks } from 'node:module';
+
+registerHooks({
+  resolve(specifier, context, next) {
+    try {
+      return next(specifier, context);
+    } catch (error) {
+      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
+      return next(specifier.slice(0, -3) + '.ts', context);
+    }
+  },
+});
+
+export interface ChildConfig {
+  /** Run storage root, agent dir and home of the engine. */
+  readonly root: string;
+  readonly agentDir: string;
+  readonly home: string;
+  /** The workflow cwd (holds ledger.txt). */
+  readonly cwd: string;
+  /** Resume this run instead of launching a new one. */
+  readonly runId?: string;
+  readonly script: string;
+}
+
+const { createKernel } = await import('../../kernel/kernel.js');
+const { WorkflowEngine } = await import('../../kernel/engine/engine.js');
+const { registerWorkflowExtension } = await import('../../kernel/registry/index.js');
+const { evidencePlugin } = await import('../../plugins/evidence/index.js');
+const { echoTransportPlugin } = await import('../support/echo-transport.js');
+
+const config = JSON.parse(process.argv[2] ?? '{}') as ChildConfig;
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+// `tally({ tag, n })`: a registered function with its own journaled shell and agent inside.
+registerWorkflowExtension({
+  version: '1.0.0',
+  headline: 'crash-test',
+  functions: {
+    tally: {
+      description: 'Appends its tag to the ledger, asks an agent, returns a summary',
+      input: { type: 'object', properties: { tag: { type: 'string' }, n: { type: 'number' } }, required: ['tag', 'n'] },
+      output: { type: 'object' },
+      async run(input, context) {
+        const tag = String(input['tag']);
+        const shell = await context.shell(`echo ${tag} >> ledger.txt; echo ${tag}`);
+        const said = await context.agent(`tally ${tag}`);
+        return { tag, out: shell.stdout, said, twice: Number(input['n']) * 2 };
+      },
+    },
+  },
+});
+
+// Agents answer after a short pause so a kill can land while one is in flight.
+const kernel = createKernel({
+  plugins: [evidencePlugin, echoTransportPlugin({ answer: async (prompt) => (await new Promise((resolve) => setTimeout(resolve, 2)), { result: `echo:${prompt}` }) })],
+});
+const engine = new WorkflowEngine({ kernel, sessionId: 'crash', root: config.root, agentDir: config.agentDir, home: config.home });
+
+try {
+  let handle;
+  if (config.runId === undefined) {
+    handle = await engine.launch({ name: 'crash', cwd: config.cwd, script: config.script });
+  } else {
+    engine.recoverInterrupted(config.cwd);
+    handle = await engine.resume(config.cwd, config.runId);
+  }
+  say(`RUN ${handle.runId} ${handle.runDir}`);
+  const outcome = await handle.outcome;
+  say(`OUTCOME ${JSON.stringify(outcome)}`);
+  await engine.close();
+} catch (error) {
+  const { code, message } = error as { code?: string; message?: string };
+  say(`ERROR ${JSON.stringify({ code: code ?? 'UNKNOWN', message: message ?? String(error) })}`);
+  await engine.close();
+  process.exitCode = 1;
+}

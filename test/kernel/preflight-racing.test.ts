@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { WorkflowError } from '../../kernel/errors.js';
+import { preflight } from '../../kernel/preflight/index.js';
+
+const OPTIONS = {
+  primitives: ['agent', 'shell', 'prompt', 'parallel', 'pipeline', 'phase', 'log', 'evidence', 'checkpoint', 'withWorktree', 'tools', 'args'],
+  functions: ['reviewLoop'],
+};
+
+function rejection(source: string): WorkflowError {
+  try {
+    preflight(source, OPTIONS);
+  } catch (error) {
+    if (error instanceof WorkflowError) return error;
+    throw error;
+  }
+  throw new Error(`accepted: ${source}`);
+}
+
+function expectRacing(source: string, line: number, column: number, ...mentions: string[]): void {
+  const error = rejection(source);
+  expect(error.code).toBe('INVALID_SYNTAX');
+  expect(error.details).toEqual({ line, column });
+  expect(error.message.startsWith(`Line ${line}, column ${column}: `)).toBe(true);
+  expect(error.message).toContain('use parallel(...) or pipeline(...)');
+  for (const mention of mentions) expect(error.message).toContain(mention);
+}
+
+function expectAccepted(source: string): void {
+  expect(() => preflight(source, OPTIONS)).not.toThrow();
+}
+
+const XS = 'const xs = ["a", "b"];\n';
+
+describe('preflight: racing calls from one call site (rule 6)', () => {
+  it('rejects effect calls in array iteration callbacks', () => {
+    expectRacing(`${XS}await Promise.all(xs.map((x) => agent(x)))`, 2, 33, 'agent(...) in a .map(...) callback');
+    expectRacing(`${XS}xs.forEach(async (x) => { await shell(x) })`, 2, 33, 'shell(...) in a .forEach(...) callback');
+    expectRacing(`${XS}const r = xs.reduce(async (acc, x) => [...(await acc), await tools.read({ path: x })], []);`, 2, 62, 'tools.read(...) in a .reduce(...) callback');
+    expectRacing(`${XS}const found = xs.find((x) => reviewLoop({ x }))`, 2, 30, 'reviewLoop(...) in a .find(...) callback');
+    expectRacing(`${XS}xs.sort(() => { evidence("e"); return 0 })`, 2, 17, 'evidence(...)');
+    expectRacing(`${XS}const h = agent.create({ name: "h" });\nawait Promise.all(xs.flatMap((x) => [h.send(x)]))`, 3, 40, '.send(...) in a .flatMap(...) callback');
+  });
+
+  it('rejects effect calls in Array.from callbacks and promise executors', () => {
+    expectRacing('const ps = Array.from({ length: 3 }, () => agent("x"))', 1, 44, 'Array.from(...) callback');
+    expectRacing('await new Promise((resolve) => { shell("ls").then(resolve) })', 1, 34, 'new Promise(...) executor');
+  });
+
+  it('rejects effect calls in loops unless each is awaited directly', () => {
+    expectRacing(`${XS}const ps = [];\nfor (const x of xs) ps.push(shell('ls'))`, 3, 29, 'shell(...) in a loop must be awaited directly (await shell(...))');
+    expectRacing('let i = 0;\nwhile (i < 3) { i += 1; void agent("x") }', 2, 30, 'agent(...) in a loop');
+    expectRacing('let i = 0;\ndo { i += 1; checkpoint({ name: "c" }) } while (i < 2)', 2, 14, 'checkpoint(...) in a loop');
+    expectRacing('for (let i = 0; i < 2; i += 1) { await Promise.all([agent("a")]) }', 1, 53, 'agent(...) in a loop');
+    expectRacing('for (const k in args) { const p = withWorktree(k, async () => 1); await p }', 1, 35, 'withWorktree(...)');
+    expectRacing('async function* gen() { yield 1 }\nfor await (const x of gen()) { tools.write({ x }) }', 2, 32, 'tools.write(...) in a loop');
+    expectRacing('for (let i = 0; i < 2; i = i + 1) { const h = agent.create({ name: String(i) }) }', 1, 47, 'agent.create(...) in a loop');
+    expectRacing('for (let i = 0; i < 2; reviewLoop({ i }), i += 1) {}', 1, 24, 'reviewLoop(...) in a loop');
+  });
+
+  it('accepts awaited calls in loops', () => {
+    expectAccepted(`${XS}for (const x of xs) { await agent(x) }\nfor (const x of xs) await shell(x);\nlet i = 0;\nwhile (await tools.check({ i })) { i += 1; const r = await reviewLoop({ i }) }\ndo { await evidence("x") } while (false)`);
+    expectAccepted('const h = agent.create({ name: "h" });\nfor (let i = 0; i < 3; i += 1) { const r = await h.send(String(i)) }\nfor (const x of [h]) { await x?.send("p") }');
+  });
+
+  it('accepts parallel task values and pipeline stages', () => {
+    expectAccepted("await parallel('p', { a: () => agent('x'), b: async () => { await shell('ls') } })");
+    expectAccepted(`${XS}await pipeline('p', { a: 1 }, [async (item) => agent(String(item)), (value) => shell(value)])`);
+    expectAccepted(`${XS}await parallel('p', { a: async () => { for (const x of xs) await agent(x) } })`);
+  });
+
+  it('still checks loops and callbacks inside parallel tasks', () => {
+    expectRacing(`${XS}await parallel('p', { a: () => Promise.all(xs.map((x) => agent(x))) })`, 2, 58, '.map(...) callback');
+    expectRacing(`${XS}await parallel('p', { a: async () => { for (const x of xs) shell(x) } })`, 2, 60, 'in a loop');
+  });
+
+  it('only looks at the nearest enclosing function', () => {
+    // The loop belongs to the outer function; the call runs inside a parallel task.
+    expectAccepted(`${XS}for (const x of xs) { await parallel(x, { a: () => agent(x) }) }`);
+    expectAccepted(`${XS}for (const x of xs) { const run = async () => agent(x); await run() }`);
+  });
+
+  it('does not count notifications and pure primitives', () => {
+    expectAccepted(`${XS}for (const x of xs) { log(x); phase(x); prompt("{x}", { x }) }\nxs.forEach((x) => log(x))`);
+  });
+
+  it('ignores methods of the same name on shadowed globals and local calls', () => {
+    expectAccepted(`${XS}const run = async (x) => x;\nawait Promise.all(xs.map((x) => run(x)))`);
+    expectAccepted('const Array = { from: (x, f) => f };\nconst f = Array.from([], () => agent("x"))');
+  });
+});
