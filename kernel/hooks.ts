@@ -13,6 +13,7 @@ import type { AgentCallOptions } from './contracts/agent-options.js';
 import type { WorkflowEvent } from './events.js';
 import type { JsonValue } from './json.js';
 import type { PrimitiveDefinition } from './contracts/primitive.js';
+import type { LoadedSettings } from './settings/load.js';
 
 /** Which run a hook call concerns. */
 export interface RunRef {
@@ -33,6 +34,50 @@ export interface LaunchInput {
   readonly toolNames: readonly string[];
   readonly staticAgentOptions: readonly Readonly<AgentCallOptions>[];
   readonly signal: AbortSignal;
+}
+
+/** The models a transport can reach: `provider/model` references. */
+export interface ModelInventory {
+  readonly knownModels: readonly string[];
+  readonly availableModels: readonly string[];
+  /** The launching session's model, `provider/model:thinking`. */
+  readonly rootModel?: string;
+}
+
+export interface ModelInventoryInput {
+  readonly cwd: string;
+  readonly agentDir: string;
+}
+
+/**
+ * The start of an execution segment (launch, resume, retry) or of a launch
+ * inspection. `segment` is an identity token: plugins key per-segment state by
+ * it (a WeakMap), and the same token reaches `preparation.prepare`.
+ */
+export interface SegmentInput {
+  readonly segment: object;
+  readonly kind: 'launch' | 'resume' | 'retry';
+  /** Absent at launch: the run does not exist yet. */
+  readonly run?: RunRef;
+  readonly cwd: string;
+  readonly agentDir: string;
+  readonly projectTrusted: boolean;
+  readonly settings: LoadedSettings;
+  readonly inventory: ModelInventory;
+  readonly signal: AbortSignal;
+  /** A plugin's state from the run's snapshot (resume, retry). */
+  pluginState(plugin: string): JsonValue | undefined;
+  /** Persisted with the snapshot (at launch: in the snapshot the run is created with). */
+  setPluginState(plugin: string, value: JsonValue): void;
+  /** One persisted warning in the run's events (and the inspector). */
+  warn(message: string, details?: Readonly<Record<string, JsonValue>>): void;
+}
+
+/** What core hands preparation taps beyond the extension-facing context. */
+export interface KernelPreparationContext extends AgentPreparationContext {
+  readonly segment: object;
+  /** Absent in launch inspection. */
+  readonly identity?: AgentIdentity;
 }
 
 export interface TransportSelectInput {
@@ -63,8 +108,12 @@ export function createHooks() {
     preparation: Object.freeze({
       /** Before run creation: reject the launch (UNKNOWN_TOOL, UNKNOWN_MODEL) or snapshot per-launch state. First error aborts the launch. */
       launch: new AsyncSeriesHook<[LaunchInput]>(['input'], 'preparation.launch'),
+      /** Thread the model inventory through transports (who can reach which models). First error fails the segment start. */
+      models: new AsyncSeriesWaterfallHook<[ModelInventory, ModelInventoryInput]>(['inventory', 'input'], 'preparation.models'),
+      /** Start of an execution segment: resolve per-segment state (alias mappings), read and persist plugin state. First error aborts the launch or resume. */
+      segment: new AsyncSeriesHook<[SegmentInput]>(['input'], 'preparation.segment'),
       /** Thread the preparation object through aliases, selectors, roles and extension hooks. First error fails the agent call (or the launch, in inspection mode). */
-      prepare: new AsyncSeriesWaterfallHook<[AgentPreparation, AgentPreparationContext]>(
+      prepare: new AsyncSeriesWaterfallHook<[AgentPreparation, KernelPreparationContext]>(
         ['preparation', 'context'],
         'preparation.prepare',
       ),

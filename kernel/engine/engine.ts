@@ -34,6 +34,9 @@ import { loadReplay } from './replay.js';
 import { RunRecord } from './run-record.js';
 import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { summarize, type StatusSummary } from './status.js';
+import { beginSegment, type Segment } from './segment.js';
+import { initialPreparation } from './ops/agent.js';
+import { appendRunEvent } from './run-log.js';
 
 export interface EngineOptions {
   readonly kernel: Kernel;
@@ -124,15 +127,19 @@ export class WorkflowEngine {
 
   async launch(request: LaunchRequest): Promise<RunHandle> {
     const launch = checkLaunchRequest(request);
-    await this.#settings(launch.cwd);
+    const settings = await this.#settings(launch.cwd);
+    // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
+    const segment = await this.#segment('launch', launch.cwd, settings);
     const compiled = this.#compile(launch.source);
+    const signal = new AbortController().signal;
     await this.#options.kernel.hooks.preparation.launch.promise({
       cwd: launch.cwd,
       workflowName: launch.name,
       toolNames: compiled.toolNames,
       staticAgentOptions: compiled.staticAgentOptions.map((entry) => entry.options),
-      signal: new AbortController().signal,
+      signal,
     });
+    await this.#inspect(launch.cwd, settings, segment, compiled.staticAgentOptions.map((entry) => entry.options), signal);
     if (launch.parentRunId !== undefined) {
       // A launch parent lends its named worktrees; it is never replayed or resumed.
       const parent = this.#own(launch.cwd, launch.parentRunId);
@@ -140,7 +147,7 @@ export class WorkflowEngine {
         throw new WorkflowError('RESUME_INCOMPATIBLE', `parentRunId ${launch.parentRunId} is ${parent.snapshot.state}; it must be a terminal run`);
       }
     }
-    return this.#create(launch.cwd, launch.source, {
+    return this.#create(launch.cwd, launch.source, settings, segment, {
       workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
       args: launch.args ?? null,
       launchMode: launch.foreground ? 'foreground' : 'background',
@@ -149,9 +156,48 @@ export class WorkflowEngine {
     });
   }
 
+  #agentDir(): string {
+    return this.#options.agentDir ?? resolveAgentDir();
+  }
+
+  #segment(kind: 'launch' | 'resume' | 'retry', cwd: string, settings: LoadedSettings, snapshot?: RunSnapshot): Promise<Segment> {
+    return beginSegment({
+      kernel: this.#options.kernel,
+      kind,
+      cwd,
+      agentDir: this.#agentDir(),
+      projectTrusted: this.#options.projectTrusted ?? false,
+      settings,
+      ...(snapshot ? { snapshot } : {}),
+      signal: new AbortController().signal,
+    });
+  }
+
+  /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */
+  async #inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly Readonly<Record<string, JsonValue>>[], signal: AbortSignal): Promise<void> {
+    for (const options of optionSets) {
+      await this.#options.kernel.hooks.preparation.prepare.promise(initialPreparation(options, settings.settings.extensionSettings), {
+        options,
+        cwd,
+        projectCwd: cwd,
+        agentDir: this.#agentDir(),
+        projectTrusted: this.#options.projectTrusted ?? false,
+        defaults: { dynamicModelAliasNames: [] },
+        capabilities: { tools: [], skills: [], extensions: [] },
+        knownModels: segment.inventory.knownModels,
+        availableModels: segment.inventory.availableModels,
+        signal,
+        mode: 'inspection',
+        segment: segment.token,
+      });
+    }
+  }
+
   async #create(
     cwd: string,
     source: string,
+    settings: LoadedSettings,
+    segment: Segment,
     fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> & { parentRunId?: string; plugins?: RunSnapshot['plugins'] },
   ): Promise<RunHandle> {
     const runId = newRunId();
@@ -168,21 +214,21 @@ export class WorkflowEngine {
       agents: {},
       agentConfigurations: {},
       agentSessions: {},
-      plugins: {},
       ...fields,
+      plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
     };
     const runDir = createRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
     const record = new RunRecord(runDir, snapshot, this.#emit);
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
-    return this.#execute(record, source);
+    persistWarnings(runDir, segment);
+    return this.#execute(record, source, settings, segment);
   }
 
-  async #execute(record: RunRecord, source: string): Promise<RunHandle> {
+  async #execute(record: RunRecord, source: string, settings: LoadedSettings, segment: Segment): Promise<RunHandle> {
     const release = acquireRunLock(record.runDir);
     let execution: RunExecution;
     try {
-      const settings = await this.#settings(record.snapshot.cwd);
       const compiled = this.#compile(source);
       const registry = loadingRegistry();
       const { journal, replay } = loadReplay(this.root, record.snapshot, record.runDir, registry);
@@ -192,10 +238,11 @@ export class WorkflowEngine {
           pool: this.#pool,
           registry,
           primitives: this.#primitives,
-          agentDir: this.#options.agentDir ?? resolveAgentDir(),
+          agentDir: this.#agentDir(),
           projectTrusted: this.#options.projectTrusted ?? false,
           extensionSettings: settings.settings.extensionSettings,
           siteGlobal: SITE_MARKER,
+          segment,
         },
         record,
         journal,
@@ -293,9 +340,13 @@ export class WorkflowEngine {
     if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
+    const settings = await this.#settings(cwd);
+    const segment = await this.#segment('resume', cwd, settings, snapshot);
     const record = new RunRecord(runDir, snapshot, this.#emit);
+    for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
+    persistWarnings(runDir, segment);
     record.transition('running');
-    return this.#execute(record, readRunSource(runDir));
+    return this.#execute(record, readRunSource(runDir), settings, segment);
   }
 
   async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {
@@ -313,7 +364,9 @@ export class WorkflowEngine {
     });
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
-    return this.#create(cwd, readRunSource(source.runDir), {
+    const settings = await this.#settings(cwd);
+    const segment = await this.#segment('retry', cwd, settings, source.snapshot);
+    return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
       launchMode,
@@ -388,6 +441,12 @@ export class WorkflowEngine {
   async close(): Promise<void> {
     await Promise.all([...this.#live.values()].map((execution) => execution.interrupt()));
     await this.#pool.close();
+  }
+}
+
+function persistWarnings(runDir: string, segment: Segment): void {
+  for (const warning of segment.warnings) {
+    appendRunEvent(runDir, { at: new Date().toISOString(), type: 'warning', message: warning.message, ...(warning.details ? { details: warning.details } : {}) });
   }
 }
 

@@ -23,6 +23,7 @@ import { parseShellArgs, runShell } from './ops/shell.js';
 import { parseAgentArgs, runAgent } from './ops/agent.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
+import type { Segment } from './segment.js';
 
 export interface ExecutionEnv {
   readonly kernel: Kernel;
@@ -33,6 +34,7 @@ export interface ExecutionEnv {
   readonly projectTrusted: boolean;
   readonly extensionSettings: Readonly<Record<string, JsonValue>>;
   readonly siteGlobal: string;
+  readonly segment: Segment;
 }
 
 export type SegmentOutcome = 'completed' | 'failed' | 'stopped' | 'paused' | 'interrupted';
@@ -312,7 +314,7 @@ export class RunExecution implements FunctionHost {
         this.#record.setAgent({ ...summary, state: 'running', lastActivity: new Date().toISOString() });
         try {
           const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
-          const env = { kernel: this.#env.kernel, run: this.run, agentDir: this.#env.agentDir, projectTrusted: this.#env.projectTrusted, settings: this.#env.extensionSettings };
+          const env = { kernel: this.#env.kernel, segment: this.#env.segment, run: this.run, agentDir: this.#env.agentDir, projectTrusted: this.#env.projectTrusted, settings: this.#env.extensionSettings };
           const { value, usage } = await runAgent(env, { prompt, options, identity }, this.#abort.signal);
           this.#record.setAgent({ ...summary, usage, state: 'completed', lastActivity: new Date().toISOString() });
           return { value, body: { kind: 'agent', value, usage: usage satisfies AgentUsage } };

@@ -24,11 +24,13 @@ export function compileFailure(program: string): CompileFailure | undefined {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const stack = error instanceof Error ? (error.stack ?? '') : '';
-    // The engine decorates the stack with "file:line", the source line and a caret line.
+    // The engine decorates the stack with "file:line", the source line and a line of
+    // spaces up to the error with carets under it (no carets for an empty range).
     const lines = stack.split('\n');
     const header = lines.findIndex((text) => text.startsWith(`${FILENAME}:`));
     const line = header < 0 ? 1 : Number(lines[header]?.slice(FILENAME.length + 1)) || 1;
-    const caret = header < 0 ? -1 : (lines[header + 2] ?? '').indexOf('^');
+    const marker = header < 0 ? '' : (lines[header + 2] ?? '');
+    const caret = marker.includes('^') ? marker.indexOf('^') : marker.length;
     const column = Math.max(0, caret - (line === 1 ? STRICT.length : 0));
     return { line, column, message };
   }

@@ -80,15 +80,21 @@ function staticObject(node: estree.ObjectExpression, outputSchemaMayBeDynamic: b
   const result: Record<string, JsonValue> = {};
   for (const property of node.properties) {
     if (property.type !== 'Property' || property.computed || property.kind !== 'init' || property.method) return DYNAMIC;
-    const key = property.key.type === 'Identifier' ? property.key.name : property.key.type === 'Literal' ? property.key.value : undefined;
+    const key = keyName(property.key);
     // `__proto__: x` sets the prototype instead of a property.
-    if (typeof key !== 'string' || key === '__proto__') return DYNAMIC;
+    if (key === undefined || key === '__proto__') return DYNAMIC;
     const value = staticValue(property.value as Node);
     if (value !== DYNAMIC) result[key] = value;
     else if (outputSchemaMayBeDynamic && key === 'outputSchema') delete result[key];
     else return DYNAMIC;
   }
   return result;
+}
+
+function keyName(key: estree.Property['key']): string | undefined {
+  if (key.type === 'Identifier') return key.name;
+  if (key.type !== 'Literal') return undefined;
+  return typeof key.value === 'string' || typeof key.value === 'number' ? String(key.value) : undefined;
 }
 
 function staticValue(node: Node): Static<JsonValue> {

@@ -188,5 +188,8 @@ function verify(parsed: ParsedScript, edits: readonly Edit[]): void {
 const IGNORED_KEYS: ReadonlySet<string> = new Set(['start', 'end', 'raw', 'pattern', 'directive']);
 
 function shape(node: estree.Node): string {
-  return JSON.stringify(node, (key, value: unknown) => (IGNORED_KEYS.has(key) ? undefined : value));
+  return JSON.stringify(node, (key, value: unknown) => {
+    if (IGNORED_KEYS.has(key)) return undefined;
+    return typeof value === 'bigint' ? `${value}n` : value;
+  });
 }

@@ -71,11 +71,16 @@ function wrapperClose(program: estree.Program): number {
 }
 
 function parseFailure(error: unknown, text: string, lines: LineIndex): WorkflowError {
+  const message = error instanceof Error ? error.message : String(error);
+  // Rollup's converter panics on `with` (reported without a position, printed by the native
+  // module): point at the first `with (` rather than parse again.
+  if (message.includes('Stmt::With')) {
+    return syntaxError(lines.position(Math.max(0, text.search(/\bwith\s*\(/))), '"with" statements are not allowed: workflow scripts are strict mode code');
+  }
   const declaration = moduleDeclaration(text);
   if (declaration !== undefined) return syntaxError(lines.position(span(declaration.node).start), declaration.message);
   const pos = (error as { pos?: unknown }).pos;
   const offset = typeof pos === 'number' ? pos - PROGRAM_PREFIX.length : 0;
-  const message = error instanceof Error ? error.message : String(error);
   return syntaxError(lines.position(offset), message);
 }
 

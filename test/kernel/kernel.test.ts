@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createKernel } from '../../kernel/kernel.js';
 import { WorkflowError } from '../../kernel/errors.js';
 import type { KernelPlugin, PluginKernel } from '../../kernel/plugin-api.js';
-import type { AgentPreparation, AgentPreparationContext } from '../../kernel/contracts/preparation.js';
+import type { AgentPreparation } from '../../kernel/contracts/preparation.js';
+import type { KernelPreparationContext } from '../../kernel/hooks.js';
 import { WORKFLOW_PHASE_CHANGED_EVENT, type WorkflowEvent } from '../../kernel/events.js';
 
 const POINTS = ['registry', 'preparation', 'setup', 'transport', 'journal', 'events'];
@@ -23,7 +24,7 @@ function thrown(fn: () => unknown): WorkflowError {
 }
 
 const preparation = (): AgentPreparation => ({ skills: [], extensions: [], tools: [], excludeTools: [], settings: {} });
-const context = {} as AgentPreparationContext;
+const context = { segment: {} } as KernelPreparationContext;
 
 describe('createKernel', () => {
   it('declares the six hook points as frozen groups of named tapable hooks', () => {

@@ -87,6 +87,11 @@ describe('preflight: text ses would reject is neutralized (rule 9)', () => {
     expect(await evaluate(program)).toEqual([3, -1, 2, 2, 6, 8, 5]);
   });
 
+  it('compares trees holding any literal kind', async () => {
+    const program = rewrite('return [1n, 2.5, null, true, /x/g.flags, "-->"]');
+    expect(await evaluate(program)).toEqual([1n, 2.5, null, true, 'g', '-->']);
+  });
+
   it('keeps sites correct next to neutralized text', async () => {
     const source = 'const r = await agent("import(x) -->", { label: `<!--` });\nreturn r';
     const result = preflight(source, OPTIONS);

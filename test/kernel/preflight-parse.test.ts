@@ -88,6 +88,16 @@ describe('preflight: strict-mode errors the parser lets through', () => {
     expectRejected('const o = {};\nfunction g() { return () => { delete o } }', 2, 38, 'Delete of an unqualified identifier');
   });
 
+  it('points into the right line when the engine marks no range', () => {
+    const error = rejection('const a = 1;\nconst b = "\\08"');
+    expect(error.message).toContain('Octal escape sequences are not allowed in strict mode');
+    expect(error.details).toMatchObject({ line: 2 });
+  });
+
+  it('rejects with statements (the parser cannot convert them)', () => {
+    expectRejected('const o = {};\nwith (o) {}', 2, 1, '"with" statements are not allowed');
+  });
+
   it('rejects declaring eval or arguments', () => {
     expectRejected('var eval = (x) => x;\neval("1")', 1, 5, '"eval" cannot be declared');
     expectRejected('function f(arguments) {}', 1, 12, '"arguments" cannot be declared');

@@ -13,6 +13,7 @@ import type { PreparedAgentSession } from '../../contracts/setup.js';
 import type { WorkflowRunContext } from '../../contracts/function-context.js';
 import type { Kernel } from '../../kernel.js';
 import type { AgentUsage } from '../journal-record.js';
+import type { Segment } from '../segment.js';
 
 export interface AgentRequest {
   readonly prompt: string;
@@ -22,6 +23,7 @@ export interface AgentRequest {
 
 export interface AgentRunEnv {
   readonly kernel: Kernel;
+  readonly segment: Segment;
   readonly run: WorkflowRunContext;
   readonly agentDir: string;
   readonly projectTrusted: boolean;
@@ -60,10 +62,9 @@ export function parseAgentArgs(args: readonly unknown[], what = 'agent'): { prom
 
 const schemaAjv = createAjv({ strict: false });
 
-export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
-  const { kernel } = env;
-  const { options } = request;
-  const initial: AgentPreparation = {
+/** The preparation object hooks start from: the call's own options. */
+export function initialPreparation(options: AgentCallOptions, settings: Readonly<Record<string, JsonValue>>): AgentPreparation {
+  return {
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.label === undefined ? {} : { label: options.label }),
     skills: [...(options.skills ?? [])],
@@ -71,8 +72,14 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     tools: [...(options.tools ?? [])],
     excludeTools: [...(options.excludeTools ?? [])],
     ...(options.contextFiles === undefined ? {} : { contextFiles: options.contextFiles }),
-    settings: { ...env.settings },
+    settings: { ...settings },
   };
+}
+
+export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
+  const { kernel } = env;
+  const { options } = request;
+  const initial = initialPreparation(options, env.settings);
   const prepared = await kernel.hooks.preparation.prepare.promise(initial, {
     options,
     cwd: env.run.cwd,
@@ -81,10 +88,12 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     projectTrusted: env.projectTrusted,
     defaults: { dynamicModelAliasNames: [] },
     capabilities: { tools: [], skills: [], extensions: [] },
-    knownModels: [],
-    availableModels: [],
+    knownModels: env.segment.inventory.knownModels,
+    availableModels: env.segment.inventory.availableModels,
     signal,
     mode: 'execution',
+    segment: env.segment.token,
+    identity: request.identity,
   });
   const transport = kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
   if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi host plugin or a test transport)');

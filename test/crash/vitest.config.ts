@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** The crash test only (`npm run test:crash`): slow, spawns and SIGKILLs host processes. */
+export default defineConfig({
+  test: {
+    include: ['test/crash/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+    // Two seeds at a time: each seed is a chain of host processes, and the machine has 2 cores.
+    maxConcurrency: 2,
+  },
+});
