@@ -4,7 +4,7 @@ export type { Kernel, KernelOptions } from './kernel.js';
 export type { KernelPlugin, PluginHooks, PluginKernel, TapOnly } from './plugin-api.js';
 export { tagPluginError } from './plugin-api.js';
 export { createHooks } from './hooks.js';
-export type { HookPointName, JournalObservation, KernelHooks, LaunchInput, RegistryFrozenInput, RunRef, TransportSelectInput } from './hooks.js';
+export type { HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, TransportSelectInput } from './hooks.js';
 export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
 export * from './errors.js';
 export * from './states.js';

@@ -35,7 +35,8 @@ import { RunRecord } from './run-record.js';
 import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { summarize, type StatusSummary } from './status.js';
 import { beginSegment, type Segment } from './segment.js';
-import { initialPreparation } from './ops/agent.js';
+import { initialPreparation } from './ops/agent-options.js';
+import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import { appendRunEvent } from './run-log.js';
 
 export interface EngineOptions {
@@ -78,6 +79,8 @@ export class WorkflowEngine {
   readonly #pool: SandboxPool;
   readonly #primitives: ReadonlyMap<string, PrimitiveDefinition>;
   readonly #live = new Map<string, RunExecution>();
+  /** The session-wide ceiling of active agents, shared by every run of this engine. */
+  readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
 
   constructor(options: EngineOptions) {
     this.#options = options;
@@ -103,9 +106,10 @@ export class WorkflowEngine {
     }
   };
 
-  async #settings(cwd: string): Promise<LoadedSettings> {
+  async #settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
     return loadSettings({
       cwd,
+      ...(concurrency === undefined ? {} : { runOptions: { concurrency } }),
       agentDir: this.#options.agentDir ?? resolveAgentDir(),
       projectTrusted: this.#options.projectTrusted ?? false,
       ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
@@ -127,7 +131,7 @@ export class WorkflowEngine {
 
   async launch(request: LaunchRequest): Promise<RunHandle> {
     const launch = checkLaunchRequest(request);
-    const settings = await this.#settings(launch.cwd);
+    const settings = await this.#settings(launch.cwd, launch.concurrency);
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
     const segment = await this.#segment('launch', launch.cwd, settings);
     const compiled = this.#compile(launch.source);
@@ -152,6 +156,7 @@ export class WorkflowEngine {
       args: launch.args ?? null,
       launchMode: launch.foreground ? 'foreground' : 'background',
       lineage: [],
+      ...(launch.concurrency === undefined ? {} : { concurrency: launch.concurrency }),
       ...(launch.parentRunId === undefined ? {} : { parentRunId: launch.parentRunId }),
     });
   }
@@ -198,7 +203,8 @@ export class WorkflowEngine {
     source: string,
     settings: LoadedSettings,
     segment: Segment,
-    fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> & { parentRunId?: string; plugins?: RunSnapshot['plugins'] },
+    fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
+      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
   ): Promise<RunHandle> {
     const runId = newRunId();
     const now = new Date().toISOString();
@@ -243,6 +249,8 @@ export class WorkflowEngine {
           extensionSettings: settings.settings.extensionSettings,
           siteGlobal: SITE_MARKER,
           segment,
+          concurrency: record.snapshot.concurrency ?? settings.settings.concurrency,
+          agentSlots: this.#agentSlots,
         },
         record,
         journal,
@@ -372,8 +380,10 @@ export class WorkflowEngine {
       launchMode,
       lineage,
       parentRunId: runId,
-      // Plugin state (budget usage and version) carries forward to the child.
+      // Plugin state (budget usage and version) and prepared identities carry forward to the child.
       plugins: source.snapshot.plugins,
+      agentConfigurations: source.snapshot.agentConfigurations,
+      ...(source.snapshot.concurrency === undefined ? {} : { concurrency: source.snapshot.concurrency }),
     });
   }
 

@@ -20,7 +20,10 @@ import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import type { RunRecord } from './run-record.js';
 import { appendCallRecord, appendRunEvent, LOG_LIMIT_BYTES, prefix, RECORDED_PREFIX_BYTES } from './run-log.js';
 import { parseShellArgs, runShell } from './ops/shell.js';
-import { parseAgentArgs, runAgent } from './ops/agent.js';
+import { parseAgentArgs } from './ops/agent-options.js';
+import { runAgent, type AgentRunEnv } from './ops/agent-runner.js';
+import { thawConfiguration } from './ops/agent-config.js';
+import { admit, Slots } from './scheduler.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
 import type { Segment } from './segment.js';
@@ -35,6 +38,10 @@ export interface ExecutionEnv {
   readonly extensionSettings: Readonly<Record<string, JsonValue>>;
   readonly siteGlobal: string;
   readonly segment: Segment;
+  /** Per-run active-agent limit (1 to 16). */
+  readonly concurrency: number;
+  /** The session-wide active-agent ceiling. */
+  readonly agentSlots: Slots;
 }
 
 export type SegmentOutcome = 'completed' | 'failed' | 'stopped' | 'paused' | 'interrupted';
@@ -68,6 +75,7 @@ export class RunExecution implements FunctionHost {
   readonly #handles = new Map<string, HandleState>();
   readonly #decisions = new Map<string, (approved: boolean) => void>();
   readonly #onEnd: () => void;
+  readonly #runSlots: Slots;
   #script: ScriptExecution | undefined;
   #inflight = 0;
   #ended = false;
@@ -79,6 +87,7 @@ export class RunExecution implements FunctionHost {
     this.#journal = journal;
     this.#replay = replay;
     this.#onEnd = onEnd;
+    this.#runSlots = new Slots(env.concurrency);
     const { runId, sessionId, cwd, workflow, args } = record.snapshot;
     this.run = Object.freeze({ runId, sessionId, cwd, workflow: Object.freeze({ ...workflow }), args: deepFreeze(structuredClone(args)), signal: this.#abort.signal });
     this.finished = new Promise((resolve) => (this.#settle = resolve));
@@ -302,24 +311,59 @@ export class RunExecution implements FunctionHost {
     );
   }
 
-  #agentStep(site: string, scope: Scope, prompt: string, options: AgentCallOptions, handle?: { name: string; turn: number }): Promise<JsonValue> {
+  #agentEnv(agentId: string, path: readonly string[]): AgentRunEnv {
+    const record = this.#record;
+    const summary = (label: string, attempts: number, usage: AgentUsage) => ({ id: agentId, label, path: [...path], attempts, usage, lastActivity: new Date().toISOString() });
+    return {
+      kernel: this.#env.kernel,
+      segment: this.#env.segment,
+      run: this.run,
+      runDir: record.runDir,
+      agentDir: this.#env.agentDir,
+      projectTrusted: this.#env.projectTrusted,
+      settings: this.#env.extensionSettings,
+      frozen: (key) => {
+        const stored = record.snapshot.agentConfigurations[key];
+        return stored === undefined ? undefined : thawConfiguration(stored, key);
+      },
+      freeze: (key, config) =>
+        record.update((draft) => {
+          draft.agentConfigurations = { ...draft.agentConfigurations, [key]: config as unknown as JsonValue };
+        }),
+      admit: (signal) => admit(this.#runSlots, this.#env.agentSlots, signal),
+      onAttempt: (attempt, label, usage) => {
+        if (attempt > 1) record.setAgent({ ...summary(label, attempt, usage), state: 'retrying' });
+        record.setAgent({ ...summary(label, attempt, usage), state: 'running' });
+      },
+      onSession: (attempt, reference) =>
+        record.update((draft) => {
+          const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
+          draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
+        }),
+    };
+  }
+
+  #agentStep(site: string, scope: Scope, prompt: string, options: AgentCallOptions, handle?: { name: string; turn: number; configKey: string }): Promise<JsonValue> {
     return this.#step(
       scope,
       site,
       'agent',
       (record) => (record.kind === 'agent' ? record.value : this.#mismatch(record, 'agent')),
       async (key, occurrence) => {
-        const label = options.label ?? (handle ? handle.name : options.model) ?? 'agent';
-        const summary = { id: key, label, path: [...scope], attempts: 1, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
-        this.#record.setAgent({ ...summary, state: 'running', lastActivity: new Date().toISOString() });
+        const label = options.label ?? handle?.name ?? options.model ?? 'agent';
+        const summary = { id: key, label, path: [...scope], usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
+        this.#record.setAgent({ ...summary, attempts: 0, state: 'queued', lastActivity: new Date().toISOString() });
+        const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
         try {
-          const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
-          const env = { kernel: this.#env.kernel, segment: this.#env.segment, run: this.run, agentDir: this.#env.agentDir, projectTrusted: this.#env.projectTrusted, settings: this.#env.extensionSettings };
-          const { value, usage } = await runAgent(env, { prompt, options, identity }, this.#abort.signal);
-          this.#record.setAgent({ ...summary, usage, state: 'completed', lastActivity: new Date().toISOString() });
-          return { value, body: { kind: 'agent', value, usage: usage satisfies AgentUsage } };
+          const { value, usage } = await runAgent(this.#agentEnv(key, scope), { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
+          const latest = this.#record.snapshot.agents[key];
+          this.#record.setAgent({ ...summary, label: latest?.label ?? label, attempts: latest?.attempts ?? 1, usage, state: 'completed', lastActivity: new Date().toISOString() });
+          return { value, body: { kind: 'agent', value, usage } };
         } catch (error) {
-          if (!this.#ended) this.#record.setAgent({ ...summary, state: this.#abort.signal.aborted ? 'cancelled' : 'failed', lastActivity: new Date().toISOString() });
+          if (!this.#ended) {
+            const latest = this.#record.snapshot.agents[key];
+            this.#record.setAgent({ ...summary, label: latest?.label ?? label, attempts: latest?.attempts ?? 0, usage: latest?.usage ?? summary.usage, state: this.#abort.signal.aborted ? 'cancelled' : 'failed', lastActivity: new Date().toISOString() });
+          }
           throw error;
         }
       },
@@ -369,7 +413,7 @@ export class RunExecution implements FunctionHost {
     handle.busy = true;
     handle.turns += 1;
     try {
-      return await this.#agentStep(`${site}@${handle.name}`, scope, text, options, { name: handle.name, turn: handle.turns });
+      return await this.#agentStep(`${site}@${handle.name}`, scope, text, options, { name: handle.name, turn: handle.turns, configKey: `${scopeKey(handle.scope)}|handle:${handle.name}` });
     } finally {
       handle.busy = false;
     }

@@ -43,6 +43,8 @@ export interface RunSnapshot {
   readonly args: JsonValue;
   readonly state: RunState;
   readonly launchMode: LaunchMode;
+  /** The launch's per-run agent limit, when it set one; otherwise settings decide. */
+  readonly concurrency?: number;
   readonly parentRunId?: string;
   /** Ancestors whose journals this run replays, parent first. */
   readonly lineage: readonly string[];
@@ -82,6 +84,7 @@ const SNAPSHOT_SCHEMA = {
     args: {},
     state: { enum: [...RUN_STATES] },
     launchMode: { enum: ['foreground', 'background'] },
+    concurrency: { type: 'integer', minimum: 1, maximum: 16 },
     parentRunId: { type: 'string', minLength: 1 },
     lineage: { type: 'array', items: { type: 'string' } },
     createdAt: { type: 'string' },

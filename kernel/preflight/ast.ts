@@ -51,9 +51,14 @@ export type Parents = ReadonlyMap<Node, Node>;
 
 export function parentMap(root: Node): Parents {
   const parents = new Map<Node, Node>();
-  walk(root, (node) => {
-    for (const child of childNodes(node)) parents.set(child, node);
-  });
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    for (const child of childNodes(node)) {
+      parents.set(child, node);
+      stack.push(child);
+    }
+  }
   return parents;
 }
 

@@ -126,8 +126,9 @@ function textRegions(text: string, body: estree.BlockStatement): Region[] {
   let index = 0;
   let lineStart = true;
   const lineEnd = (from: number): number => {
-    const found = text.slice(from).search(LINE_BREAK);
-    return found < 0 ? text.length : from + found;
+    const breaks = new RegExp(LINE_BREAK.source, 'g');
+    breaks.lastIndex = from;
+    return breaks.exec(text)?.index ?? text.length;
   };
   while (index < text.length) {
     const literal = literals[next];

@@ -93,8 +93,9 @@ function openParen(text: string, from: number): number | undefined {
 }
 
 function lineEnd(text: string, from: number): number {
-  const found = text.slice(from).search(/[\n\r\u2028\u2029]/);
-  return found < 0 ? -1 : from + found;
+  const breaks = /[\n\r\u2028\u2029]/g;
+  breaks.lastIndex = from;
+  return breaks.exec(text)?.index ?? -1;
 }
 
 function skipTo(text: string, found: number, length: number): number {

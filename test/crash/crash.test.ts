@@ -30,7 +30,10 @@ import { parseSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { ChildConfig } from './child.js';
 
-const SEEDS = Array.from({ length: 24 }, (_, index) => 1000 + index * 7919);
+/** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 24). */
+const SEEDS = process.env['CRASH_SEED']
+  ? [Number(process.env['CRASH_SEED'])]
+  : Array.from({ length: Number(process.env['CRASH_SEEDS'] ?? 24) }, (_, index) => 1000 + index * 7919);
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 const CHILD_TIMEOUT_MS = 30_000;
 const SESSION = 'crash';
@@ -70,8 +73,8 @@ for (let i = 5; i < 10; i++) {
   s.push((await shell(\`echo s\${i} >> ledger.txt; echo s\${i}\`)).stdout);
   if (i % 2 === 1) checks.push(await agent(\`check \${i}\`));
 }
-const distinct = await shell('echo s-final >> ledger.txt; sort -u ledger.txt | wc -l | tr -d " "');
-return { s, plan, fan, ev: { ref: ev.ref, bytes: ev.bytes }, t1, checks, distinct: distinct.stdout };
+const distinct = await shell('echo s-final >> ledger.txt; echo s-final; sort -u ledger.txt | wc -l | tr -d " "');
+return { s, plan, fan, ev: { ref: ev.ref, bytes: ev.bytes }, t1, checks, distinct: distinct.stdout.split('\\n')[1] };
 `;
 
 // ---- seeded pseudo-random numbers ------------------------------------------
@@ -285,7 +288,7 @@ function fresh(prefix: string): { dir: string; config: Omit<ChildConfig, 'runId'
   return { dir, config: { root: join(dir, 'root'), agentDir: join(dir, 'agent'), home: dir, cwd, script: SCRIPT } };
 }
 
-const stats = { rounds: 0, kills: 0, allowedReruns: 0, tornTails: 0, tempFiles: 0, killedAfterCompletion: 0 };
+const stats = { rounds: 0, kills: 0, allowedReruns: 0, tornTails: 0, tempFiles: new Set<string>(), killedAfterCompletion: 0, staleLocks: 0 };
 const dirs: string[] = [];
 
 beforeAll(async () => {
@@ -304,7 +307,7 @@ beforeAll(async () => {
 afterAll(() => {
   console.log(`crash test: ${SEEDS.length} seeds, ${stats.rounds} host processes, ${stats.kills} SIGKILLs, ` +
     `${stats.allowedReruns} allowed reruns of unjournaled shells, ${stats.tornTails} torn journal tails, ` +
-    `${stats.tempFiles} leftover temp files, ${stats.killedAfterCompletion} kills after completion was persisted; ` +
+    `leftover temp files ${JSON.stringify([...stats.tempFiles])}, ${stats.killedAfterCompletion} kills after completion was persisted (${stats.staleLocks} stale run.lock left); ` +
     `reference run ${Math.round(reference?.runMs ?? 0)} ms, ${reference?.lines ?? 0} journal records`);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -327,6 +330,7 @@ describe.concurrent('SIGKILLed host processes resume to the uninterrupted result
     let runDir: string | undefined;
     let finalValue: unknown;
     let completed = false;
+    let cleanExit = false;
     // Tag → ledger count when it was first seen journaled after a kill: it must never grow.
     const frozen = new Map<string, { count: number; round: number }>();
 
@@ -349,7 +353,7 @@ describe.concurrent('SIGKILLed host processes resume to the uninterrupted result
         return fail(`${label}: the run directory is unreadable: ${(error as Error).message}`);
       }
       if (disk.tornBytes > 0) stats.tornTails += 1;
-      stats.tempFiles += disk.tempFiles.length;
+      for (const name of disk.tempFiles) stats.tempFiles.add(name.replace(/\.[0-9a-z]{6,}\.tmp$/, '.*.tmp'));
       const counts = ledger(config.cwd);
       history.push(`${label}: ${result.killed ? `killed at ${result.killAt}` : `exit ${JSON.stringify(result.exit)}`}; state ${disk.state}, ${disk.records.length} records${disk.tornBytes ? ` + ${disk.tornBytes} torn bytes` : ''}`);
 
@@ -367,6 +371,7 @@ describe.concurrent('SIGKILLed host processes resume to the uninterrupted result
         if (result.outcome.state !== 'completed') fail(`${label}: the run ended ${result.outcome.state}: ${JSON.stringify(result.outcome.error)}`);
         finalValue = result.outcome.value;
         completed = true;
+        cleanExit = result.exit.code === 0;
       } else if (disk.state === 'completed') {
         // Killed after the completion was persisted but before it was reported: nothing left to resume.
         stats.killedAfterCompletion += 1;
@@ -382,7 +387,12 @@ describe.concurrent('SIGKILLed host processes resume to the uninterrupted result
 
     const disk = inspectRun(config.root, config.cwd, runDir!);
     if (disk.state !== 'completed') fail(`the final snapshot state is ${disk.state}`);
-    if (existsSync(join(runDir!, LOCK_FILE))) fail('run.lock is left behind after completion');
+    // A host killed between persisting the completion and releasing the lock leaves a stale lock (a dead pid),
+    // which any later acquirer takes over; a host that exited normally must not leave one.
+    if (existsSync(join(runDir!, LOCK_FILE))) {
+      if (cleanExit) fail('run.lock is left behind by a host that completed the run and exited normally');
+      stats.staleLocks += 1;
+    }
     try {
       expect(finalValue).toEqual(reference.value);
       expect(JSON.parse(readFileSync(join(runDir!, RESULT_FILE), 'utf8'))).toEqual(reference.value);

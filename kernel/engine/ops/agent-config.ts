@@ -1,0 +1,62 @@
+/**
+ * The frozen agent configuration (spec 1 "Run and its storage"): persisted per
+ * operation or handle identity before its session is created, reused by
+ * resume and retry without rerunning preparation.
+ */
+import { WorkflowError } from '../../errors.js';
+import type { JsonValue } from '../../json.js';
+import type { AgentPreparation } from '../../contracts/preparation.js';
+import type { PreparedAgentSession } from '../../contracts/setup.js';
+
+export interface FrozenAgentConfiguration {
+  readonly version: 1;
+  readonly model: string;
+  readonly label: string;
+  readonly skills: readonly string[];
+  readonly extensions: readonly string[];
+  readonly tools: readonly string[];
+  readonly excludeTools: readonly string[];
+  readonly systemPrompt?: string;
+  readonly systemPromptAppend?: string;
+  readonly contextFiles?: JsonValue;
+  readonly settings: Readonly<Record<string, JsonValue>>;
+}
+
+export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: string): FrozenAgentConfiguration {
+  const model = prepared.model ?? '';
+  return {
+    version: 1,
+    model,
+    label: prepared.label ?? (fallbackLabel || model || 'agent'),
+    skills: [...prepared.skills],
+    extensions: [...prepared.extensions],
+    tools: [...prepared.tools],
+    excludeTools: [...new Set(prepared.excludeTools)],
+    ...(prepared.systemPrompt === undefined ? {} : { systemPrompt: prepared.systemPrompt }),
+    ...(prepared.systemPromptAppend === undefined ? {} : { systemPromptAppend: prepared.systemPromptAppend }),
+    ...(prepared.contextFiles === undefined ? {} : { contextFiles: prepared.contextFiles }),
+    settings: { ...prepared.settings },
+  };
+}
+
+/** A stored configuration read back from a snapshot; old shapes fail closed. */
+export function thawConfiguration(value: JsonValue, identity: string): FrozenAgentConfiguration {
+  const config = value as Partial<FrozenAgentConfiguration> | null;
+  if (!config || config.version !== 1 || typeof config.model !== 'string' || !Array.isArray(config.excludeTools)) {
+    throw new WorkflowError('RESUME_INCOMPATIBLE', `The stored configuration of agent ${identity} has no frozen excludeTools or an old shape; relaunch instead`, { identity });
+  }
+  return config as FrozenAgentConfiguration;
+}
+
+export function preparedSession(config: FrozenAgentConfiguration, turnControl: string | undefined): PreparedAgentSession {
+  return {
+    model: config.model,
+    tools: config.tools,
+    skills: config.skills,
+    extensions: config.extensions,
+    excludeTools: config.excludeTools,
+    ...(config.systemPrompt === undefined ? {} : { systemPrompt: config.systemPrompt }),
+    ...(config.systemPromptAppend === undefined ? {} : { systemPromptAppend: config.systemPromptAppend }),
+    ...(turnControl === undefined ? {} : { turnControl }),
+  };
+}

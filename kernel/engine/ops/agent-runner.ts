@@ -1,0 +1,181 @@
+/**
+ * One agent call: preparation (or the frozen configuration) → core
+ * resolution → per attempt: admission, setup hooks, transport session, the
+ * value submitted through `workflow_result`. Retries rerun setup from a fresh
+ * baseline and tell the agent why through turn control, never in the task.
+ */
+import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
+import { createAjv, formatAjvErrors } from '../../json-schema.js';
+import type { JsonValue } from '../../json.js';
+import type { AgentCallOptions } from '../../contracts/agent-options.js';
+import type { AgentIdentity } from '../../contracts/identity.js';
+import type { WorkflowRunContext } from '../../contracts/function-context.js';
+import type { WorkflowSession } from '../../contracts/transport.js';
+import type { Kernel } from '../../kernel.js';
+import type { AgentUsage } from '../journal-record.js';
+import type { Segment } from '../segment.js';
+import { recordSystemPrompt } from '../system-prompts.js';
+import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } from './agent-config.js';
+import { initialPreparation } from './agent-options.js';
+
+export interface AgentRequest {
+  readonly prompt: string;
+  readonly options: AgentCallOptions;
+  readonly identity: AgentIdentity;
+  /** Where the frozen configuration is stored: the operation or handle identity. */
+  readonly configKey: string;
+  readonly agentId: string;
+}
+
+export interface AgentRunEnv {
+  readonly kernel: Kernel;
+  readonly segment: Segment;
+  readonly run: WorkflowRunContext;
+  readonly runDir: string;
+  readonly agentDir: string;
+  readonly projectTrusted: boolean;
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  frozen(configKey: string): FrozenAgentConfiguration | undefined;
+  /** Persists the configuration before any session exists. */
+  freeze(configKey: string, config: FrozenAgentConfiguration): void;
+  admit(signal: AbortSignal): Promise<() => void>;
+  onAttempt(attempt: number, label: string, usage: AgentUsage): void;
+  onSession(attempt: number, reference: Readonly<Record<string, JsonValue>>): void;
+}
+
+const schemaAjv = createAjv({ strict: false });
+const ZERO: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+
+function add(a: AgentUsage, b: AgentUsage): AgentUsage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
+}
+
+/** Errors that end the call at once: another attempt would not help or is not allowed. */
+function isFinal(error: unknown): boolean {
+  return isWorkflowError(error) && ['CANCELLED', 'BUDGET_EXHAUSTED', 'UNKNOWN_MODEL', 'UNKNOWN_TOOL', 'INVALID_METADATA', 'CONFIG_ERROR', 'RESUME_INCOMPATIBLE'].includes(error.code);
+}
+
+async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<FrozenAgentConfiguration> {
+  const stored = env.frozen(request.configKey);
+  if (stored) return stored;
+  const prepared = await env.kernel.hooks.preparation.prepare.promise(initialPreparation(request.options, env.settings), {
+    options: request.options,
+    cwd: env.run.cwd,
+    projectCwd: env.run.cwd,
+    agentDir: env.agentDir,
+    projectTrusted: env.projectTrusted,
+    defaults: { dynamicModelAliasNames: [] },
+    capabilities: { tools: [], skills: [], extensions: [] },
+    knownModels: env.segment.inventory.knownModels,
+    availableModels: env.segment.inventory.availableModels,
+    signal,
+    mode: 'execution',
+    segment: env.segment.token,
+    identity: request.identity,
+  });
+  const config = freezeConfiguration(prepared, request.identity.handle ?? '');
+  env.freeze(request.configKey, config);
+  return config;
+}
+
+function checkResult(value: JsonValue | undefined, options: AgentCallOptions): JsonValue {
+  if (value === undefined) throw new WorkflowError('AGENT_FAILED', 'the agent ended without submitting a result through workflow_result');
+  if (options.outputSchema) {
+    const validate = schemaAjv.compile(options.outputSchema as object);
+    if (!validate(value)) throw new WorkflowError('AGENT_FAILED', `the agent result does not match outputSchema: ${formatAjvErrors(validate.errors)}`);
+    return value;
+  }
+  const result = (value as { result?: unknown } | null)?.result;
+  if (typeof result !== 'string') throw new WorkflowError('AGENT_FAILED', 'without outputSchema the agent must submit { result: string }');
+  return result;
+}
+
+/** Runs the prompt on a live session, with the per-agent time-out and the run's cancellation. */
+async function runTurn(session: WorkflowSession, prompt: string, turnControl: string | undefined, timeoutMs: number | undefined, signal: AbortSignal): Promise<JsonValue | undefined> {
+  let value: JsonValue | undefined;
+  const unsubscribe = session.subscribe((progress) => {
+    if (progress.type === 'result' && value === undefined) value = progress.value;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const onAbort = () => void session.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const turn = session.prompt(prompt);
+    if (turnControl !== undefined && !session.turnControlDelivered) await session.steer(turnControl);
+    const deadline =
+      timeoutMs === undefined
+        ? undefined
+        : new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => {
+              timedOut = true;
+              void session.abort();
+              reject(new WorkflowError('AGENT_TIMEOUT', `the agent exceeded its ${timeoutMs} ms time-out`, { timeoutMs }));
+            }, timeoutMs);
+          });
+    await (deadline ? Promise.race([turn, deadline]) : turn);
+    return value;
+  } catch (error) {
+    if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
+    if (timedOut || isWorkflowError(error)) throw error;
+    throw new WorkflowError('AGENT_FAILED', `agent failed: ${messageOf(error)}`);
+  } finally {
+    if (timer) clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    unsubscribe();
+  }
+}
+
+export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
+  const config = await prepare(env, request, signal);
+  const attempts = (request.options.retries ?? 0) + 1;
+  let usage = ZERO;
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
+    const turnControl =
+      attempt === 1 ? undefined : `Attempt ${attempt} of ${attempts}. The previous attempt failed: ${messageOf(lastError)}. Finish the task and submit the result with the workflow_result tool.`;
+    const release = await env.admit(signal);
+    let session: WorkflowSession | undefined;
+    try {
+      env.onAttempt(attempt, config.label, usage);
+      const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
+      if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi transport plugin)');
+      const prepared = preparedSession(config, turnControl);
+      const context = { run: env.run, settings: config.settings, identity: request.identity, attempt, signal };
+      // Setup failures stop the call: they are not native-session failures, so they are not retried.
+      const setup = await env.kernel.hooks.setup.setup.promise(
+        {
+          prompt: request.prompt,
+          options: { ...request.options },
+          prepared,
+          transport,
+          sessionInput: { cwd: env.run.cwd, model: config.model, tools: config.tools, sessionLabel: config.label, settings: config.settings, options: request.options },
+        },
+        context,
+      );
+      if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
+      session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared });
+      env.onSession(attempt, session.reference);
+      const systemPrompt = session.systemPrompt?.();
+      if (systemPrompt !== undefined) {
+        recordSystemPrompt(env.runDir, { agentId: request.agentId, nativeSessionId: session.nativeSessionId ?? null, attempt, turn: request.identity.turn ?? 1 }, systemPrompt);
+      }
+      let submitted: JsonValue | undefined;
+      try {
+        submitted = await runTurn(session, setup.prompt, setup.prepared.turnControl, request.options.timeoutMs, signal);
+      } finally {
+        const stats = session.stats();
+        usage = add(usage, { inputTokens: stats.inputTokens, outputTokens: stats.outputTokens, costUsd: stats.costUsd });
+      }
+      return { value: checkResult(submitted, request.options), usage };
+    } catch (error) {
+      lastError = error;
+      if (isFinal(error) || attempt === attempts) throw error;
+    } finally {
+      release();
+      await session?.dispose();
+    }
+  }
+  throw lastError;
+}

@@ -1,0 +1,36 @@
+/**
+ * Registered preparation hooks (spec 2 "AgentPreparationHook"): every options
+ * schema validates the original options first, then hooks run by priority and
+ * name over the shared preparation object.
+ */
+import { WorkflowError, isWorkflowError, loadingRegistry, messageOf, type AgentPreparation, type AgentPreparationContext, type KernelPreparationContext } from '../../kernel/index.js';
+
+/** Hooks see the extension-facing context only, never core's extra fields. */
+function extensionContext(context: KernelPreparationContext): AgentPreparationContext {
+  const { segment: _segment, identity: _identity, ...visible } = context;
+  return Object.freeze(visible);
+}
+
+export async function runPreparationHooks(preparation: AgentPreparation, context: KernelPreparationContext): Promise<AgentPreparation> {
+  const hooks = loadingRegistry().preparationHooks();
+  for (const hook of hooks) {
+    const check = hook.validateOptions?.(context.options);
+    if (check && !check.ok) {
+      throw new WorkflowError('INVALID_METADATA', `Agent options rejected by preparation hook "${hook.name}" of ${hook.extension.headline}: ${check.message}`, {
+        hook: hook.name,
+        extension: hook.extension.headline,
+      });
+    }
+  }
+  const visible = extensionContext(context);
+  for (const hook of hooks) {
+    if (context.signal.aborted) throw new WorkflowError('CANCELLED', 'agent preparation was cancelled');
+    try {
+      await hook.prepare(preparation, visible);
+    } catch (error) {
+      if (isWorkflowError(error)) throw error;
+      throw new WorkflowError('INTERNAL_ERROR', messageOf(error), { hook: hook.name, extension: hook.extension.headline });
+    }
+  }
+  return preparation;
+}

@@ -1,0 +1,29 @@
+/**
+ * The Pi transport plugin: `agent(...)` attempts run as in-process Pi
+ * sessions through the SDK. It answers `transport.select` for every agent
+ * (load a different transport plugin before it to take over some agents) and
+ * adds the agent dir's models to `preparation.models`.
+ */
+import type { KernelPlugin } from '../../kernel/plugin-api.js';
+import { addPiModels } from './inventory.js';
+import { createPiTransport, type PiTransportOptions } from './transport.js';
+
+export const PLUGIN_NAME = 'pi-transport';
+
+export function createPiTransportPlugin(options: PiTransportOptions = {}): KernelPlugin {
+  const transport = createPiTransport(options);
+  return {
+    name: PLUGIN_NAME,
+    apply(kernel) {
+      kernel.hooks.transport.select.tap(PLUGIN_NAME, () => transport);
+      kernel.hooks.preparation.models.tapPromise(PLUGIN_NAME, (inventory, input) => addPiModels(inventory, options.agentDir ?? input.agentDir));
+    },
+  };
+}
+
+export { createPiTransport, TRANSPORT_NAME, type PiTransportOptions } from './transport.js';
+export { RESULT_TOOL_NAME, createResultTool, type ResultToolOptions } from './result-tool.js';
+export { resolveModel, modelReferenceCandidates, THINKING_LEVELS, type ModelReference, type ResolvedModel } from './models.js';
+export { PiWorkflowSession, ProgressChannel } from './session.js';
+export { sessionStats } from './stats.js';
+export type { ExecutableCustomTool } from './custom-tools.js';

@@ -1,0 +1,189 @@
+/**
+ * A kernel `WorkflowSession` over one in-process Pi `AgentSession`: state,
+ * synchronous stats, progress subscriptions, prompt, steer, abort and awaited
+ * idempotent disposal (spec 2 "AgentSetupHook", transport paragraph).
+ *
+ * Steering text given before the prompt (turn control) is queued on the
+ * native session before the prompt starts; Pi drains that queue right after
+ * the prompt message, before the first model request, so the user message
+ * stays exactly the prompt and the system prompt never changes.
+ */
+import type { AgentSession, AgentSessionEvent } from '@earendil-works/pi-coding-agent';
+import type { SessionProgress, SessionStats, WorkflowSession } from '../../kernel/contracts/transport.js';
+import type { JsonValue } from '../../kernel/json.js';
+import { sessionStats } from './stats.js';
+
+type ProgressListener = (progress: SessionProgress) => void;
+
+/** Fan-out of progress events; remembers the submitted result. Listener errors never reach Pi. */
+export class ProgressChannel {
+  readonly #listeners = new Set<ProgressListener>();
+  #result: { readonly value: JsonValue } | undefined;
+
+  get result(): { readonly value: JsonValue } | undefined {
+    return this.#result;
+  }
+
+  subscribe(listener: ProgressListener): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  emit(progress: SessionProgress): void {
+    if (progress.type === 'result') this.#result = { value: progress.value };
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(progress);
+      } catch {
+        // A consumer's bug must not break the native agent loop.
+      }
+    }
+  }
+
+  clear(): void {
+    this.#listeners.clear();
+  }
+}
+
+export interface PiWorkflowSessionOptions {
+  readonly native: AgentSession;
+  readonly channel: ProgressChannel;
+  readonly resultToolName: string;
+  /** Retry or soft-budget text delivered right after the prompt. */
+  readonly turnControl?: string | undefined;
+}
+
+const SOURCE = { source: 'extension' } as const;
+
+export class PiWorkflowSession implements WorkflowSession {
+  readonly reference: Readonly<Record<string, JsonValue>>;
+  readonly nativeSessionId: string;
+  readonly turnControlDelivered?: boolean;
+  readonly #native: AgentSession;
+  readonly #channel: ProgressChannel;
+  readonly #resultToolName: string;
+  readonly #pendingSteers: string[] = [];
+  readonly #unsubscribe: () => void;
+  #state: 'idle' | 'running' | 'disposed' = 'idle';
+  #abortRequested = false;
+  #stopping = false;
+  #finalStats: SessionStats | undefined;
+  #disposal: Promise<void> | undefined;
+
+  constructor(options: PiWorkflowSessionOptions) {
+    this.#native = options.native;
+    this.#channel = options.channel;
+    this.#resultToolName = options.resultToolName;
+    this.nativeSessionId = options.native.sessionId;
+    this.reference = Object.freeze({ transport: 'pi', sessionId: options.native.sessionId });
+    if (options.turnControl !== undefined && options.turnControl !== '') {
+      this.#pendingSteers.push(options.turnControl);
+      this.turnControlDelivered = true;
+    }
+    this.#unsubscribe = options.native.subscribe((event) => this.#onNativeEvent(event));
+  }
+
+  state(): 'idle' | 'running' | 'disposed' {
+    return this.#state;
+  }
+
+  stats(): SessionStats {
+    return this.#finalStats ?? sessionStats(this.#native);
+  }
+
+  systemPrompt(): string {
+    return this.#native.systemPrompt;
+  }
+
+  subscribe(listener: ProgressListener): () => void {
+    return this.#channel.subscribe(listener);
+  }
+
+  /**
+   * Resolves when Pi settles. Rejects when the run was aborted or ended in a
+   * provider error without a result; a run that merely ends without a valid
+   * `workflow_result` call resolves with no result event.
+   */
+  async prompt(text: string): Promise<void> {
+    if (this.#state === 'disposed') throw new Error('the agent session was disposed');
+    if (this.#state === 'running') throw new Error('the agent session is already running');
+    this.#state = 'running';
+    this.#abortRequested = false;
+    try {
+      for (const steer of this.#pendingSteers.splice(0)) await this.#native.steer(steer, undefined, SOURCE);
+      await this.#native.prompt(text, { expandPromptTemplates: false, ...SOURCE });
+    } finally {
+      if (this.#state === 'running') this.#state = 'idle';
+    }
+    if (this.#channel.result !== undefined) return;
+    if (this.#abortRequested) throw new Error('the agent was aborted');
+    const failure = this.#native.state.errorMessage;
+    if (failure !== undefined) throw new Error(failure);
+  }
+
+  async steer(text: string): Promise<void> {
+    if (this.#state === 'disposed') throw new Error('the agent session was disposed');
+    if (this.#state === 'running') await this.#native.steer(text, undefined, SOURCE);
+    else this.#pendingSteers.push(text);
+  }
+
+  async abort(): Promise<void> {
+    if (this.#state !== 'running') return;
+    this.#abortRequested = true;
+    await this.#native.abort();
+  }
+
+  dispose(): Promise<void> {
+    this.#disposal ??= this.#dispose();
+    return this.#disposal;
+  }
+
+  async #dispose(): Promise<void> {
+    if (this.#state === 'running') {
+      this.#abortRequested = true;
+      await this.#native.abort().catch(() => undefined);
+    }
+    this.#finalStats = sessionStats(this.#native);
+    const runner = this.#native.extensionRunner;
+    if (runner.hasHandlers('session_shutdown')) await runner.emit({ type: 'session_shutdown', reason: 'quit' }).catch(() => undefined);
+    this.#unsubscribe();
+    this.#native.dispose();
+    this.#channel.clear();
+    this.#state = 'disposed';
+  }
+
+  #onNativeEvent(event: AgentSessionEvent): void {
+    switch (event.type) {
+      case 'agent_start':
+        // An abort that arrived during the prompt's preflight found no run to stop.
+        if (this.#abortRequested) void this.#native.abort();
+        return;
+      case 'turn_start':
+        this.#channel.emit({ type: 'turn_start' });
+        return;
+      case 'tool_execution_start':
+        this.#channel.emit({ type: 'tool', name: event.toolName });
+        return;
+      case 'turn_end':
+        this.#channel.emit({ type: 'turn_end', stats: sessionStats(this.#native) });
+        if (this.#channel.result !== undefined) this.#stopAfterResult(event.toolResults);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * The result ends the agent's work. Pi stops by itself when every tool of
+   * the batch asked to terminate (only `workflow_result` does); otherwise, or
+   * when messages are queued, the run is cut here before another request.
+   */
+  #stopAfterResult(toolResults: readonly { readonly toolName: string; readonly isError: boolean }[]): void {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    const queued = this.#native.agent.hasQueuedMessages();
+    this.#native.clearQueue();
+    const terminates = toolResults.every((result) => result.toolName === this.#resultToolName && !result.isError);
+    if (!terminates || queued) void this.#native.abort();
+  }
+}

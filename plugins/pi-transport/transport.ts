@@ -1,0 +1,98 @@
+/**
+ * The Pi `AgentTransport`: each attempt is a fresh in-process Pi session
+ * built with the SDK from the user's agent dir (models.json, auth.json,
+ * settings, extensions) and kept in memory; the engine persists only the
+ * transport-neutral reference `{ transport: 'pi', sessionId }`.
+ */
+import path from 'node:path';
+import { SessionManager, createAgentSession, type AgentSession, type ToolDefinition } from '@earendil-works/pi-coding-agent';
+import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/contracts/transport.js';
+import type { SessionInput } from '../../kernel/contracts/setup.js';
+import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/errors.js';
+import { resolveAgentDir } from '../../kernel/settings/paths.js';
+import { customPiTools } from './custom-tools.js';
+import { createModelRuntime } from './inventory.js';
+import { resolveModel, type ResolvedModel } from './models.js';
+import { loadSessionResources } from './resources.js';
+import { createResultTool } from './result-tool.js';
+import { PiWorkflowSession, ProgressChannel } from './session.js';
+
+export const TRANSPORT_NAME = 'pi';
+
+export interface PiTransportOptions {
+  /** Pi's agent dir; default `PI_CODING_AGENT_DIR` else `~/.pi/agent`. A setup hook's `SessionInput.agentDir` wins. */
+  readonly agentDir?: string;
+  /** Forces project trust for project settings and resources; default: Pi's trust store. */
+  readonly projectTrusted?: boolean;
+}
+
+export function createPiTransport(options: PiTransportOptions = {}): AgentTransport {
+  return {
+    name: TRANSPORT_NAME,
+    async createSession(input, context) {
+      try {
+        return await createPiSession(input, context, options);
+      } catch (error) {
+        if (isWorkflowError(error)) throw error;
+        throw new WorkflowError('AGENT_FAILED', `the Pi session could not start: ${messageOf(error)}`, undefined, { cause: error });
+      }
+    },
+  };
+}
+
+/** The active tool allowlist: `input.tools` plus the session's own tools; none means Pi's defaults. */
+function allowedTools(tools: readonly string[], own: readonly ToolDefinition[]): string[] | undefined {
+  if (tools.length === 0) return undefined;
+  return [...new Set([...tools, ...own.map((tool) => tool.name)])];
+}
+
+async function createPiSession(input: SessionInput, context: AgentTransportContext, options: PiTransportOptions): Promise<WorkflowSession> {
+  const agentDir = path.resolve(input.agentDir ?? options.agentDir ?? resolveAgentDir());
+  const modelRuntime = await createModelRuntime(agentDir, context.signal);
+  const resolved: ResolvedModel | undefined = input.model === '' ? undefined : resolveModel(modelRuntime, input.model);
+  const { prepared } = context;
+  const { settingsManager, resourceLoader } = await loadSessionResources({
+    cwd: input.cwd,
+    agentDir,
+    projectTrusted: options.projectTrusted,
+    systemPrompt: prepared.systemPrompt,
+    systemPromptAppend: input.systemPromptAppend ?? prepared.systemPromptAppend,
+    extensionFactories: input.extensionFactories,
+  });
+  const channel = new ProgressChannel();
+  const resultTool = createResultTool({
+    outputSchema: input.options.outputSchema,
+    override: input.resultTool,
+    onResult: (value) => channel.emit({ type: 'result', value }),
+  });
+  const excludeTools = prepared.excludeTools.filter((name) => name !== resultTool.name);
+  const customTools = [resultTool, ...customPiTools(input.customTools, excludeTools)];
+  const tools = allowedTools(input.tools, customTools);
+  const { session } = await createAgentSession({
+    cwd: input.cwd,
+    agentDir,
+    modelRuntime,
+    ...(resolved === undefined ? {} : { model: resolved.model }),
+    ...(resolved?.thinkingLevel === undefined ? {} : { thinkingLevel: resolved.thinkingLevel }),
+    ...(tools === undefined ? {} : { tools }),
+    excludeTools,
+    customTools,
+    resourceLoader,
+    settingsManager,
+    sessionManager: SessionManager.inMemory(input.cwd),
+  });
+  try {
+    if (session.model === undefined) {
+      throw new WorkflowError('UNKNOWN_MODEL', 'the agent names no model and the Pi agent dir has no default model', { agentDir });
+    }
+    await session.bindExtensions({ mode: 'print' });
+  } catch (error) {
+    session.dispose();
+    throw error;
+  }
+  return startedSession(session, channel, resultTool.name, prepared.turnControl);
+}
+
+function startedSession(native: AgentSession, channel: ProgressChannel, resultToolName: string, turnControl: string | undefined): WorkflowSession {
+  return new PiWorkflowSession({ native, channel, resultToolName, turnControl });
+}

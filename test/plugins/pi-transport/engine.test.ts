@@ -1,0 +1,115 @@
+/**
+ * End to end through the engine: `agent(...)` in a workflow script runs on
+ * the Pi transport, once with the faux provider and once against an
+ * OpenAI-compatible streaming server on 127.0.0.1 configured in models.json.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { fauxAssistantMessage, fauxText, fauxToolCall } from '@earendil-works/pi-ai';
+import { RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
+import { createFauxAgentDir, createTempAgentDir, type FauxAgentDir, type TempAgentDir } from '../../support/pi-agent-dir.js';
+import { createPiEngine, type PiEngine } from '../../support/pi-engine.js';
+import { startOpenAiServer, type OpenAiServer, type RecordedRequest } from '../../support/pi-openai-server.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('engine + pi transport (faux provider)', () => {
+  let dir: FauxAgentDir;
+  let pi: PiEngine;
+  const setUp = () => {
+    dir = createFauxAgentDir();
+    pi = createPiEngine(dir);
+    cleanups.push(() => dir.close(), () => pi.close());
+  };
+  afterAll(() => undefined);
+
+  it('completes with the value the agent submitted', async () => {
+    setUp();
+    dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'done' }), { stopReason: 'toolUse' })]);
+    const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model('low')}' })`);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.state).toBe('completed');
+    expect(outcome.value).toBe('done');
+    const prompts = join(outcome.runDir, 'system-prompts.json');
+    expect(existsSync(prompts)).toBe(true);
+    expect(readFileSync(prompts, 'utf8')).toContain('"nativeSessionId"');
+  });
+
+  it('returns the schema-valid value with outputSchema', async () => {
+    setUp();
+    dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { n: 3 }), { stopReason: 'toolUse' })]);
+    const outcome = await pi.run(
+      `return await agent('Count', { model: '${dir.model()}', outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } })`,
+    );
+    expect(outcome.value).toEqual({ n: 3 });
+  });
+
+  it('fails with AGENT_FAILED when the agent only answers in prose', async () => {
+    setUp();
+    dir.faux.setResponses([fauxAssistantMessage(fauxText('done'))]);
+    const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model()}' })`);
+    expect(outcome.state).toBe('failed');
+    expect(outcome.error?.code).toBe('AGENT_FAILED');
+  });
+
+  it('fails with UNKNOWN_MODEL naming a model the agent dir does not have', async () => {
+    setUp();
+    const outcome = await pi.run(`return await agent('Summarize', { model: 'faux/no-such-model:high' })`);
+    expect(outcome.state).toBe('failed');
+    expect(outcome.error?.code).toBe('UNKNOWN_MODEL');
+    expect(outcome.error?.message).toContain('faux/no-such-model:high');
+  });
+});
+
+describe('engine + pi transport (OpenAI-compatible server on 127.0.0.1)', () => {
+  let server: OpenAiServer;
+  let dir: TempAgentDir;
+
+  const toolNames = (request: RecordedRequest) => (request.body.tools ?? []).map((tool) => tool.function.name);
+
+  it('runs a workflow whose agents stream tool calls over HTTP', async () => {
+    server = await startOpenAiServer((request) => {
+      const last = request.body.messages?.at(-1);
+      const task = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
+      return {
+        toolCalls: [{ name: RESULT_TOOL_NAME, arguments: { result: `answer to ${task}` } }],
+        usage: { promptTokens: 1000, completionTokens: 500 },
+      };
+    });
+    dir = createTempAgentDir({
+      providers: {
+        local: {
+          baseUrl: server.baseUrl,
+          api: 'openai-completions',
+          apiKey: 'test-key',
+          models: [{ id: 'local-model', name: 'Local', reasoning: false, input: ['text'], cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 }, contextWindow: 32000, maxTokens: 4096 }],
+        },
+      },
+    });
+    const pi = createPiEngine(dir);
+    cleanups.push(() => server.close(), () => dir.close(), () => pi.close());
+
+    const outcome = await pi.run(`
+      const first = await agent('alpha', { model: 'local/local-model' });
+      const both = await parallel('p', { b: () => agent('beta', { model: 'local/local-model:low' }), c: () => agent('gamma', { model: 'local/local-model' }) });
+      return { first, ...both };
+    `);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.value).toEqual({ first: 'answer to alpha', b: 'answer to beta', c: 'answer to gamma' });
+    expect(server.requests).toHaveLength(3);
+    for (const request of server.requests) {
+      expect(request.authorization).toBe('Bearer test-key');
+      expect(request.body.model).toBe('local-model');
+      expect(request.body.stream).toBe(true);
+      expect(toolNames(request)).toContain(RESULT_TOOL_NAME);
+    }
+    const snapshot = JSON.parse(readFileSync(join(outcome.runDir, 'snapshot.json'), 'utf8')) as { usage?: { tokens?: number; costUsd?: number } };
+    // 3 agents × (1000 input + 500 output) tokens; cost 3 × (1000 × $1 + 500 × $2) / 1M.
+    expect(snapshot.usage?.tokens).toBe(4500);
+    expect(snapshot.usage?.costUsd).toBeCloseTo(0.006, 9);
+  });
+});

@@ -1,0 +1,47 @@
+/** Builds the `SessionInput` and transport context the engine would pass, for direct transport tests. */
+import type { AgentCallOptions } from '../../kernel/contracts/agent-options.js';
+import type { CustomToolDefinition, SessionInput } from '../../kernel/contracts/setup.js';
+import type { AgentTransportContext } from '../../kernel/contracts/transport.js';
+
+export interface SessionSpec {
+  readonly cwd: string;
+  readonly model: string;
+  readonly tools?: readonly string[];
+  readonly excludeTools?: readonly string[];
+  readonly options?: AgentCallOptions;
+  readonly turnControl?: string;
+  readonly systemPromptAppend?: string;
+  readonly customTools?: CustomToolDefinition[];
+  readonly signal?: AbortSignal;
+}
+
+export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportContext] {
+  const signal = spec.signal ?? new AbortController().signal;
+  const tools = spec.tools ?? [];
+  const input: SessionInput = {
+    cwd: spec.cwd,
+    model: spec.model,
+    tools,
+    sessionLabel: 'test-agent',
+    settings: {},
+    options: spec.options ?? {},
+    ...(spec.customTools === undefined ? {} : { customTools: spec.customTools }),
+  };
+  const context: AgentTransportContext = {
+    run: { cwd: spec.cwd, sessionId: 's1', runId: 'r1', workflow: { name: 'test' }, args: null, signal },
+    settings: {},
+    identity: { structuralPath: ['agent:0'], callSite: 'agent:0', occurrence: 1 },
+    attempt: 1,
+    signal,
+    prepared: {
+      model: spec.model,
+      tools,
+      skills: [],
+      extensions: [],
+      excludeTools: spec.excludeTools ?? [],
+      ...(spec.systemPromptAppend === undefined ? {} : { systemPromptAppend: spec.systemPromptAppend }),
+      ...(spec.turnControl === undefined ? {} : { turnControl: spec.turnControl }),
+    },
+  };
+  return [input, context];
+}
