@@ -3,17 +3,23 @@
  *
  *   BENCH <name> <value> <unit>
  *
- * launch_ms      warm sandbox: engine.launch() called → first primitive call reaches the host (median of 20)
- * op_overhead_ms one journaled no-op registered-function call: 10,000 sequential calls, total / 10,000
- * replay_Nk_ms   cold resume (fresh engine, warm sandbox) of an interrupted run with N completed operations,
- *                resume() called → outcome settled, for N = 1k, 5k, 10k
- * run_memory_mb  peak resident-set growth of the host process during one 10,000-op run
+ * launch_ms       warm sandbox: engine.launch() called → first primitive call reaches the host (median of 20)
+ * op_overhead_ms  one journaled no-op registered-function call: 10,000 sequential calls, total / 10,000
+ * replay_<N>k_ms  cold resume of a run with N completed operations (N = 1k, 5k, 10k): a holder process runs
+ *                 the N no-ops, blocks, and is SIGKILLed; a fresh engine here (warm sandbox) times
+ *                 resume() called → outcome settled (recovery, journal load, N replays, completion)
+ * run_memory_mb   peak resident-set growth of the host process during one 10,000-op run
  *
  * Targets: launch ≤ 50 ms, per-op ≤ 0.2 ms, replay of 10,000 ≤ 1,000 ms and linear in the count.
- * Extra lines (launch_p90_ms, replay_per_op_us, run_heap_mb) help read the main figures.
+ * Extra lines help read those: launch_p90_ms, launch_fsync_ms (fsync time inside one launch),
+ * replay_per_op_us (slope between 1k and 10k), replay_10k_setup_ms / _ops_ms / _finish_ms (resume()
+ * → first replayed op → last replayed op → outcome), run_memory_control_mb (the same measure for a
+ * 1-op run: the sandbox worker and the pool's new spare, which every run costs), run_heap_mb (peak
+ * host-isolate heap growth during the 10,000-op run).
  *
- * Node runs this file with type stripping; the resolve hook below maps the
- * kernel's relative `.js` imports to their `.ts` sources.
+ * Run storage goes under BENCH_DIR (default: the OS temp dir); its fsync latency dominates launch.
+ * Node runs this file with type stripping; the resolve hook below maps the kernel's relative `.js`
+ * imports to their `.ts` sources. `node bench/engine.ts --hold <json>` is the holder process.
  */
 import { registerHooks } from 'node:module';
 
@@ -28,76 +34,82 @@ registerHooks({
   },
 });
 
-const { mkdtempSync, rmSync } = await import('node:fs');
+const fs = (await import('node:fs')).default;
+const { spawn } = await import('node:child_process');
 const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
+const { fileURLToPath } = await import('node:url');
 const { setTimeout: sleep } = await import('node:timers/promises');
 const { createKernel } = await import('../kernel/kernel.js');
 const { WorkflowEngine } = await import('../kernel/engine/engine.js');
 const { registerWorkflowExtension } = await import('../kernel/registry/index.js');
-type Kernel = import('../kernel/kernel.js').Kernel;
 type Engine = InstanceType<typeof WorkflowEngine>;
 
 /** Time for a spare sandbox worker to finish its lockdown after the previous one was taken. */
 const WARM_WAIT_MS = Number(process.env['BENCH_WARM_WAIT_MS'] ?? 800);
 const LAUNCHES = 20;
 const OPS = 10_000;
+const SESSION = 'bench';
 
-const dir = mkdtempSync(join(tmpdir(), 'wf-bench-'));
-const cwd = dir;
-let sessions = 0;
+interface Place {
+  readonly root: string;
+  readonly home: string;
+  readonly cwd: string;
+}
 
 function report(name: string, value: number, unit: string): void {
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
   console.log(`BENCH ${name} ${value.toFixed(digits)} ${unit}`);
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  return sorted[low]! + (sorted[Math.ceil(at)]! - sorted[low]!) * (at - low);
 }
 
 // `mark()`: a primitive that records when its call reached the host.
 let marked: (at: number) => void = () => undefined;
-const kernel: Kernel = createKernel({
+// When the first and the last replayed operation of a segment reached the host (the journal.recorded hook).
+const replayed = { first: 0, last: 0 };
+const kernel = createKernel({
   plugins: [
     {
       name: 'bench-mark',
-      apply: (k) =>
+      apply: (k) => {
         k.hooks.registry.primitives.tap('bench-mark', (primitives) => [
           ...primitives,
           { name: 'mark', kind: 'effect', run: () => (marked(performance.now()), null) },
-        ]),
+        ]);
+        k.hooks.journal.recorded.tap('bench-mark', (entry) => {
+          if (!entry.replayed) return;
+          replayed.last = performance.now();
+          if (replayed.first === 0) replayed.first = replayed.last;
+        });
+      },
     },
   ],
 });
 
-// `noop(input)` returns its input; `hold({})` blocks while `holding` is set, so a run can be interrupted at a known point.
-let holding = true;
-let release: () => void = () => undefined;
+// `noop(input)` returns its input; `hold({})` blocks in the holder process (reporting HELD) and returns at once elsewhere.
+const holder = process.argv[2] === '--hold';
 registerWorkflowExtension({
   version: '1.0.0',
   headline: 'bench',
   functions: {
     noop: { description: 'returns its input', input: { type: 'object' }, output: { type: 'object' }, run: (input) => input },
     hold: {
-      description: 'waits while the bench holds it',
+      description: 'blocks the holder process',
       input: { type: 'object' },
       output: { type: 'object' },
-      run: () => (holding ? new Promise((resolve) => (release = () => resolve({})))  : {}),
+      run: () => (holder ? new Promise(() => process.stdout.write('HELD\n')) : {}),
     },
   },
 });
 
-function engine(): Engine {
-  sessions += 1;
-  return new WorkflowEngine({ kernel, sessionId: `bench${sessions}`, root: join(dir, 'root'), agentDir: join(dir, 'agent'), home: dir });
+function engine(place: Place): Engine {
+  return new WorkflowEngine({ kernel, sessionId: SESSION, root: place.root, agentDir: join(place.home, 'agent'), home: place.home });
 }
 
 async function settled(handle: { outcome: Promise<{ state: string; error?: { message: string } }> }): Promise<void> {
@@ -105,110 +117,175 @@ async function settled(handle: { outcome: Promise<{ state: string; error?: { mes
   if (outcome.state !== 'completed') throw new Error(`bench run ended ${outcome.state}: ${outcome.error?.message ?? ''}`);
 }
 
-// ---- launch_ms ---------------------------------------------------------------
+const LOOP = (count: number, tail = '') => `for (let i = 0; i < ${count}; i++) await noop({ i });\n${tail}return ${count};`;
 
-async function benchLaunch(): Promise<void> {
-  const host = engine();
+// ---- launch_ms -----------------------------------------------------------------
+
+/** Sums the time spent in fsync calls while `fn` runs (the store fsyncs every file and directory it creates). */
+async function fsyncTime<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const originals = { fsyncSync: fs.fsyncSync, fdatasyncSync: fs.fdatasyncSync };
+  let ms = 0;
+  const timed =
+    <A extends unknown[]>(call: (...args: A) => void) =>
+    (...args: A) => {
+      const started = performance.now();
+      try {
+        call(...args);
+      } finally {
+        ms += performance.now() - started;
+      }
+    };
+  fs.fsyncSync = timed(originals.fsyncSync);
+  fs.fdatasyncSync = timed(originals.fdatasyncSync);
+  try {
+    return { value: await fn(), ms };
+  } finally {
+    Object.assign(fs, originals);
+  }
+}
+
+async function benchLaunch(place: Place): Promise<void> {
+  const host = engine(place);
   const samples: number[] = [];
+  const fsyncs: number[] = [];
   await sleep(WARM_WAIT_MS);
   for (let i = 0; i < LAUNCHES + 2; i += 1) {
     const reached = new Promise<number>((resolve) => (marked = resolve));
     const started = performance.now();
-    const handle = await host.launch({ name: 'launch', cwd, script: 'await mark(); return 1;' });
-    const at = await reached;
-    await settled(handle);
-    if (i >= 2) samples.push(at - started); // the first two warm the JIT and the file system caches
+    const { value: at, ms } = await fsyncTime(async () => {
+      const handle = await host.launch({ name: 'launch', cwd: place.cwd, script: 'await mark(); return 1;' });
+      const at = await reached;
+      void handle.outcome.catch(() => undefined);
+      return at;
+    });
+    // The first two launches warm the JIT and the file system caches.
+    if (i >= 2) {
+      samples.push(at - started);
+      fsyncs.push(ms);
+    }
     await sleep(WARM_WAIT_MS);
   }
   await host.close();
-  report('launch_ms', median(samples), 'ms');
+  report('launch_ms', quantile(samples, 0.5), 'ms');
   report('launch_p90_ms', quantile(samples, 0.9), 'ms');
+  report('launch_fsync_ms', quantile(fsyncs, 0.5), 'ms');
 }
 
-// ---- op_overhead_ms and run_memory_mb ------------------------------------------
+// ---- op_overhead_ms and run_memory_mb ----------------------------------------------
 
-const LOOP = (count: number, tail = '') => `for (let i = 0; i < ${count}; i++) await noop({ i });\n${tail}return ${count};`;
-
-async function benchOps(): Promise<void> {
-  const host = engine();
+async function peakGrowth(host: Engine, place: Place, script: string): Promise<{ rss: number; heap: number }> {
   await sleep(WARM_WAIT_MS);
-  // A short warm-up run so the JIT has seen the per-op path.
-  await settled(await host.launch({ name: 'warm', cwd, script: LOOP(500) }));
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = process.memoryUsage();
+  let rss = before.rss;
+  let heap = before.heapUsed;
+  const sample = () => {
+    const now = process.memoryUsage();
+    rss = Math.max(rss, now.rss);
+    heap = Math.max(heap, now.heapUsed);
+  };
+  const sampler = setInterval(sample, 5);
+  await settled(await host.launch({ name: 'memory', cwd: place.cwd, script }));
+  // Keep sampling while the pool's new spare worker finishes starting, so every run is charged for it.
+  await sleep(WARM_WAIT_MS);
+  clearInterval(sampler);
+  sample();
+  return { rss: (rss - before.rss) / 2 ** 20, heap: (heap - before.heapUsed) / 2 ** 20 };
+}
+
+async function benchOps(place: Place): Promise<void> {
+  const host = engine(place);
+  await sleep(WARM_WAIT_MS);
+  await settled(await host.launch({ name: 'warm', cwd: place.cwd, script: LOOP(500) })); // the JIT sees the per-op path
   await sleep(WARM_WAIT_MS);
   const started = performance.now();
-  await settled(await host.launch({ name: 'ops', cwd, script: LOOP(OPS) }));
+  await settled(await host.launch({ name: 'ops', cwd: place.cwd, script: LOOP(OPS) }));
   report('op_overhead_ms', (performance.now() - started) / OPS, 'ms');
 
-  await sleep(WARM_WAIT_MS);
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const before = process.memoryUsage();
-  let peakRss = before.rss;
-  let peakHeap = before.heapUsed;
-  const sampler = setInterval(() => {
-    const now = process.memoryUsage();
-    peakRss = Math.max(peakRss, now.rss);
-    peakHeap = Math.max(peakHeap, now.heapUsed);
-  }, 5);
-  await settled(await host.launch({ name: 'memory', cwd, script: LOOP(OPS) }));
-  clearInterval(sampler);
-  const after = process.memoryUsage();
-  peakRss = Math.max(peakRss, after.rss);
-  peakHeap = Math.max(peakHeap, after.heapUsed);
-  report('run_memory_mb', (peakRss - before.rss) / 2 ** 20, 'MB');
-  report('run_heap_mb', (peakHeap - before.heapUsed) / 2 ** 20, 'MB');
+  const control = await peakGrowth(host, place, LOOP(1));
+  const run = await peakGrowth(host, place, LOOP(OPS));
+  report('run_memory_mb', run.rss, 'MB');
+  report('run_memory_control_mb', control.rss, 'MB');
+  report('run_heap_mb', run.heap, 'MB');
   await host.close();
 }
 
-// ---- replay_Nk_ms ----------------------------------------------------------------
+// ---- replay_<N>k_ms ---------------------------------------------------------------------
 
-/** Runs `count` no-ops, interrupts the run while it holds, and times a cold resume in a fresh engine. */
-async function replay(count: number): Promise<number> {
-  const first = engine();
-  const script = LOOP(count, 'await hold({});\n');
-  holding = true;
-  const held = new Promise<void>((resolve) => {
-    const check = setInterval(() => {
-      if (release !== noRelease) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 5);
+/** Starts a holder process that launches `count` no-ops then blocks; SIGKILLs it once it holds. */
+function interruptedRun(place: Place, count: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--hold', JSON.stringify({ place, count })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    let runId: string | undefined;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      runId ??= /RUN (\S+)/.exec(out)?.[1];
+      if (runId && out.includes('HELD')) child.kill('SIGKILL');
+    });
+    child.on('error', reject);
+    child.on('close', () => (runId && out.includes('HELD') ? resolve(runId) : reject(new Error(`the holder process failed: ${out}`))));
   });
-  const noRelease = release;
-  const handle = await first.launch({ name: `replay${count}`, cwd, script });
-  await held;
-  await first.close(); // interrupts the run: it keeps `count` journaled operations
-  const interrupted = await handle.outcome;
-  if (interrupted.state !== 'interrupted') throw new Error(`expected an interrupted run, got ${interrupted.state}`);
-  holding = false;
+}
 
-  // A fresh engine for the same session (recovery and resume are per session) with a warm sandbox.
-  const second = new WorkflowEngine({ kernel, sessionId: `bench${sessions}`, root: join(dir, 'root'), agentDir: join(dir, 'agent'), home: dir });
+interface ReplayTiming {
+  readonly total: number;
+  /** resume() called → first replayed operation reached the host (recovery, compile, journal load, sandbox start). */
+  readonly setup: number;
+  /** first → last replayed operation. */
+  readonly ops: number;
+  /** last replayed operation → outcome (the last call, completion: result and snapshot writes). */
+  readonly finish: number;
+}
+
+async function replay(place: Place, count: number): Promise<ReplayTiming> {
+  const runId = await interruptedRun(place, count);
+  const host = engine(place);
   await sleep(WARM_WAIT_MS);
+  replayed.first = replayed.last = 0;
   const started = performance.now();
-  await settled(await second.resume(cwd, handle.runId));
-  const elapsed = performance.now() - started;
-  await second.close();
-  return elapsed;
+  await settled(await host.resume(place.cwd, runId));
+  const ended = performance.now();
+  await host.close();
+  return { total: ended - started, setup: replayed.first - started, ops: replayed.last - replayed.first, finish: ended - replayed.last };
 }
 
-async function benchReplay(): Promise<void> {
-  await replay(1000); // warm-up
-  const figures: [number, number][] = [];
+async function benchReplay(place: Place): Promise<void> {
+  await replay(place, 1000); // warm-up
+  const figures: [number, ReplayTiming][] = [];
   for (const count of [1000, 5000, 10_000]) {
-    const elapsed = replay(count);
-    figures.push([count, await elapsed]);
-    report(`replay_${count / 1000}k_ms`, figures.at(-1)![1], 'ms');
+    const timing = await replay(place, count);
+    figures.push([count, timing]);
+    report(`replay_${count / 1000}k_ms`, timing.total, 'ms');
   }
-  const [[n1, t1], , [n3, t3]] = figures as [[number, number], [number, number], [number, number]];
-  report('replay_per_op_us', ((t3 - t1) / (n3 - n1)) * 1000, 'us');
+  const [n1, t1] = figures[0]!;
+  const [n3, t3] = figures[2]!;
+  report('replay_per_op_us', ((t3.total - t1.total) / (n3 - n1)) * 1000, 'us');
+  report('replay_10k_setup_ms', t3.setup, 'ms');
+  report('replay_10k_ops_ms', t3.ops, 'ms');
+  report('replay_10k_finish_ms', t3.finish, 'ms');
 }
 
-try {
-  await benchLaunch();
-  await benchOps();
-  await benchReplay();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+// ---- entry points --------------------------------------------------------------------------
+
+async function hold(): Promise<void> {
+  const { place, count } = JSON.parse(process.argv[3] ?? '{}') as { place: Place; count: number };
+  const handle = await engine(place).launch({ name: `replay${count}`, cwd: place.cwd, script: LOOP(count, 'await hold({});\n') });
+  process.stdout.write(`RUN ${handle.runId}\n`);
+  await handle.outcome; // never settles: the parent kills this process while hold() blocks
 }
+
+async function main(): Promise<void> {
+  const base = fs.mkdtempSync(join(process.env['BENCH_DIR'] ?? tmpdir(), 'wf-bench-'));
+  const place: Place = { root: join(base, 'root'), home: base, cwd: base };
+  try {
+    await benchLaunch(place);
+    await benchOps(place);
+    await benchReplay(place);
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}
+
+await (holder ? hold() : main());

@@ -70,6 +70,8 @@ export class RunExecution implements FunctionHost {
   readonly #replay: ReadonlyMap<string, JournalRecord>;
   readonly #counter = new OccurrenceCounter();
   readonly #functionCounts = new Map<string, number>();
+  /** Display labels given to `invoke`, by the scope key of the invocation. */
+  readonly #labels = new Map<string, string>();
   readonly #abort = new AbortController();
   readonly #hostScopes = new AsyncLocalStorage<Scope>();
   readonly #handles = new Map<string, HandleState>();
@@ -79,6 +81,8 @@ export class RunExecution implements FunctionHost {
   #script: ScriptExecution | undefined;
   #inflight = 0;
   #ended = false;
+  /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
+  #closing = false;
   #resumeWaiters: (() => void)[] = [];
 
   constructor(env: ExecutionEnv, record: RunRecord, journal: Journal, replay: ReadonlyMap<string, JournalRecord>, onEnd: () => void) {
@@ -136,6 +140,7 @@ export class RunExecution implements FunctionHost {
   }
 
   #complete(valueText: string): void {
+    if (this.#closing) return;
     this.#end('completed', () => {
       const written = writeResult(this.#record.runDir, JSON.parse(valueText) as unknown);
       this.#record.transition('completed', (draft) => {
@@ -145,13 +150,15 @@ export class RunExecution implements FunctionHost {
   }
 
   #failWith(error: unknown): void {
+    if (this.#closing) return;
     const failure = isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error));
     this.#end('failed', () => this.#record.fail(failure.toJSON() as { code: string; message: string }));
   }
 
   /** Immediate and irreversible: cancel everything in flight, then persist. */
   async stop(): Promise<void> {
-    if (this.#ended) return;
+    if (this.#ended || this.#closing) return;
+    this.#closing = true;
     this.#abort.abort();
     await this.#script?.terminate();
     this.#end('stopped', () => this.#record.transition('stopped'));
@@ -159,7 +166,8 @@ export class RunExecution implements FunctionHost {
 
   /** The host is going away (session end): the run can be resumed later. */
   async interrupt(): Promise<void> {
-    if (this.#ended) return;
+    if (this.#ended || this.#closing) return;
+    this.#closing = true;
     this.#abort.abort();
     await this.#script?.terminate();
     this.#end('interrupted', () => this.#record.transition('interrupted'));
@@ -311,9 +319,22 @@ export class RunExecution implements FunctionHost {
     );
   }
 
+  /**
+   * Registered-function breadcrumbs of a scope: the first call of a function
+   * is unsuffixed, later ones `#2`, `#3`; an invoke label replaces the name.
+   */
+  #breadcrumb(scope: Scope): string[] {
+    return scope.flatMap((segment, index) => {
+      const match = /^fn:([^#]+)(#\d+)?$/.exec(segment);
+      if (!match) return [];
+      return [`${this.#labels.get(scopeKey(scope.slice(0, index + 1))) ?? match[1]}${match[2] ?? ''}`];
+    });
+  }
+
   #agentEnv(agentId: string, path: readonly string[]): AgentRunEnv {
     const record = this.#record;
-    const summary = (label: string, attempts: number, usage: AgentUsage) => ({ id: agentId, label, path: [...path], attempts, usage, lastActivity: new Date().toISOString() });
+    const breadcrumb = this.#breadcrumb(path);
+    const summary = (label: string, attempts: number, usage: AgentUsage) => ({ id: agentId, label, path: [...path], breadcrumb, attempts, usage, lastActivity: new Date().toISOString() });
     return {
       kernel: this.#env.kernel,
       segment: this.#env.segment,
@@ -351,7 +372,7 @@ export class RunExecution implements FunctionHost {
       (record) => (record.kind === 'agent' ? record.value : this.#mismatch(record, 'agent')),
       async (key, occurrence) => {
         const label = options.label ?? handle?.name ?? options.model ?? 'agent';
-        const summary = { id: key, label, path: [...scope], usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
+        const summary = { id: key, label, path: [...scope], breadcrumb: this.#breadcrumb(scope), usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
         this.#record.setAgent({ ...summary, attempts: 0, state: 'queued', lastActivity: new Date().toISOString() });
         const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
         try {
@@ -445,6 +466,7 @@ export class RunExecution implements FunctionHost {
     const count = (this.#functionCounts.get(counter) ?? 0) + 1;
     this.#functionCounts.set(counter, count);
     const segment = count === 1 ? `fn:${name}` : `fn:${name}#${count}`;
+    if (label !== undefined) this.#labels.set(scopeKey([...scope, segment]), label);
     return this.#step(
       scope,
       segment,

@@ -30,6 +30,8 @@ export interface AgentSummary {
   readonly state: AgentState;
   readonly attempts: number;
   readonly path: readonly string[];
+  /** Registered-function breadcrumbs for display (`review`, `review#2`, an invoke label). */
+  readonly breadcrumb?: readonly string[];
   readonly lastActivity: string;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number };
 }
@@ -124,6 +126,7 @@ const SNAPSHOT_SCHEMA = {
           state: { enum: [...AGENT_STATES] },
           attempts: { type: 'integer', minimum: 0 },
           path: { type: 'array', items: { type: 'string' } },
+          breadcrumb: { type: 'array', items: { type: 'string' } },
           lastActivity: { type: 'string' },
           usage: {
             type: 'object',

@@ -38,7 +38,7 @@ export function selectorDiagnostics(loaded: LoadedSettings): SelectorDiagnostic[
       code: SELECTOR_DIAGNOSTIC_CODES.legacyDisabledResources,
       severity: 'error',
       message: '"disabledAgentResources" is no longer supported; use the skills, extensions and tools selectors',
-      paths: layers.map((layer) => layer.path),
+      paths: loaded.sources.filter((source) => source.exists).map((source) => source.path),
     });
   }
   const tools = layers.flatMap((layer) => layer.tools);

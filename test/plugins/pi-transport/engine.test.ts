@@ -5,8 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fauxAssistantMessage, fauxText, fauxToolCall } from '@earendil-works/pi-ai';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fauxAssistantMessage, fauxText, fauxToolCall, type FauxResponseStep } from '@earendil-works/pi-ai';
+import type { RunSnapshot } from '../../../kernel/engine/snapshot.js';
 import { RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, createTempAgentDir, type FauxAgentDir, type TempAgentDir } from '../../support/pi-agent-dir.js';
 import { createPiEngine, type PiEngine } from '../../support/pi-engine.js';
@@ -20,15 +21,17 @@ afterEach(async () => {
 describe('engine + pi transport (faux provider)', () => {
   let dir: FauxAgentDir;
   let pi: PiEngine;
-  const setUp = () => {
+  beforeAll(() => {
     dir = createFauxAgentDir();
     pi = createPiEngine(dir);
-    cleanups.push(() => dir.close(), () => pi.close());
-  };
-  afterAll(() => undefined);
+  });
+  afterAll(async () => {
+    await pi.close();
+    dir.close();
+  });
+  beforeEach(() => dir.faux.setResponses([]));
 
   it('completes with the value the agent submitted', async () => {
-    setUp();
     dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'done' }), { stopReason: 'toolUse' })]);
     const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model('low')}' })`);
     expect(outcome.error).toBeUndefined();
@@ -40,7 +43,6 @@ describe('engine + pi transport (faux provider)', () => {
   });
 
   it('returns the schema-valid value with outputSchema', async () => {
-    setUp();
     dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { n: 3 }), { stopReason: 'toolUse' })]);
     const outcome = await pi.run(
       `return await agent('Count', { model: '${dir.model()}', outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } })`,
@@ -49,15 +51,27 @@ describe('engine + pi transport (faux provider)', () => {
   });
 
   it('fails with AGENT_FAILED when the agent only answers in prose', async () => {
-    setUp();
     dir.faux.setResponses([fauxAssistantMessage(fauxText('done'))]);
     const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model()}' })`);
     expect(outcome.state).toBe('failed');
     expect(outcome.error?.code).toBe('AGENT_FAILED');
   });
 
+  it('retries with turn control delivered apart from the task', async () => {
+    const asked: string[][] = [];
+    const record: FauxResponseStep = (context) => {
+      asked.push(context.messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''))));
+      return asked.length === 1 ? fauxAssistantMessage(fauxText('no tool call')) : fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'second' }), { stopReason: 'toolUse' });
+    };
+    dir.faux.setResponses([record, record]);
+    const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model()}', retries: 1 })`);
+    expect(outcome.value).toBe('second');
+    expect(asked[0]).toEqual(['Summarize']);
+    expect(asked[1]?.[0]).toBe('Summarize');
+    expect(asked[1]?.[1]).toMatch(/^Attempt 2 of 2\./);
+  });
+
   it('fails with UNKNOWN_MODEL naming a model the agent dir does not have', async () => {
-    setUp();
     const outcome = await pi.run(`return await agent('Summarize', { model: 'faux/no-such-model:high' })`);
     expect(outcome.state).toBe('failed');
     expect(outcome.error?.code).toBe('UNKNOWN_MODEL');
@@ -69,12 +83,16 @@ describe('engine + pi transport (OpenAI-compatible server on 127.0.0.1)', () => 
   let server: OpenAiServer;
   let dir: TempAgentDir;
 
+  const userText = (request: RecordedRequest): string => {
+    const content = request.body.messages?.find((message) => message.role === 'user')?.content;
+    if (typeof content === 'string') return content;
+    return ((content ?? []) as { type: string; text?: string }[]).map((part) => part.text ?? '').join('');
+  };
   const toolNames = (request: RecordedRequest) => (request.body.tools ?? []).map((tool) => tool.function.name);
 
   it('runs a workflow whose agents stream tool calls over HTTP', async () => {
     server = await startOpenAiServer((request) => {
-      const last = request.body.messages?.at(-1);
-      const task = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
+      const task = userText(request);
       return {
         toolCalls: [{ name: RESULT_TOOL_NAME, arguments: { result: `answer to ${task}` } }],
         usage: { promptTokens: 1000, completionTokens: 500 },
@@ -107,9 +125,16 @@ describe('engine + pi transport (OpenAI-compatible server on 127.0.0.1)', () => 
       expect(request.body.stream).toBe(true);
       expect(toolNames(request)).toContain(RESULT_TOOL_NAME);
     }
-    const snapshot = JSON.parse(readFileSync(join(outcome.runDir, 'snapshot.json'), 'utf8')) as { usage?: { tokens?: number; costUsd?: number } };
-    // 3 agents × (1000 input + 500 output) tokens; cost 3 × (1000 × $1 + 500 × $2) / 1M.
-    expect(snapshot.usage?.tokens).toBe(4500);
-    expect(snapshot.usage?.costUsd).toBeCloseTo(0.006, 9);
+    const snapshot = JSON.parse(readFileSync(join(outcome.runDir, 'snapshot.json'), 'utf8')) as RunSnapshot;
+    const agents = Object.values(snapshot.agents);
+    expect(agents).toHaveLength(3);
+    // Each agent: 1000 input + 500 output tokens at $1 / $2 per million.
+    for (const agent of agents) {
+      expect(agent.usage.inputTokens).toBe(1000);
+      expect(agent.usage.outputTokens).toBe(500);
+      expect(agent.usage.costUsd).toBeCloseTo(0.002, 9);
+    }
+    const references = Object.values(snapshot.agentSessions).flatMap((value) => (Array.isArray(value) ? value : Object.values(value as object)));
+    expect(JSON.stringify(references)).toContain('"transport":"pi"');
   });
 });

@@ -30,7 +30,7 @@ async function start(spec: Partial<SessionSpec> = {}): Promise<{ session: Workfl
   return { session, progress };
 }
 
-const submit = (args: Record<string, unknown>) => fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, args), { stopReason: 'toolUse' });
+const submit = (args: Parameters<typeof fauxToolCall>[1]) => fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, args), { stopReason: 'toolUse' });
 const results = (progress: SessionProgress[]) => progress.filter((event) => event.type === 'result').map((event) => event.value);
 
 /** Text of every message the model received on its last request, by role. */

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isWorkflowError } from '../../../kernel/index.js';
 import { applyExcludeTools, isToolPattern, unmatchedExcludes, validateExcludeTools } from '../../../plugins/selectors/index.js';
-import { thrownBy } from '../../support/engine-harness.js';
+
+/** The synchronous throw of `fn` (fails when it returns). */
+function thrownBy(fn: () => unknown): { code?: string; message: string; details?: Record<string, unknown> } {
+  try {
+    fn();
+  } catch (error) {
+    return error as { code?: string; message: string; details?: Record<string, unknown> };
+  }
+  throw new Error('expected a throw');
+}
 
 describe('validateExcludeTools', () => {
   it('accepts exact names and removes duplicates, first occurrence kept', () => {

@@ -5,7 +5,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKernel, loadSettings, settingsPaths, type AgentCallOptions, type AgentPreparation, type KernelPlugin, type LoadedSettings } from '../../../kernel/index.js';
 import type { KernelPreparationContext, SegmentInput } from '../../../kernel/hooks.js';
 import selectorsPluginDefault, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, evaluateSelectors, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
-import { rejectionOf } from '../../support/engine-harness.js';
+
+/** The rejection of `promise` (fails when it resolves). */
+async function rejectionOf(promise: Promise<unknown>): Promise<{ code?: string; message: string; details?: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code?: string; message: string; details?: Record<string, unknown> };
+  }
+  throw new Error('expected a rejection');
+}
 
 let dir: string;
 let cwd: string;

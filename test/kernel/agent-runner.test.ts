@@ -1,0 +1,203 @@
+/**
+ * The agent runner's own rules: retries with turn control, time-outs,
+ * frozen configurations reused on resume and retry, the scheduler's limits,
+ * system-prompt records and breadcrumbs.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createHarness, readJsonLines, waitFor } from '../support/engine-harness.js';
+import { createKernel } from '../../kernel/kernel.js';
+import { WorkflowEngine } from '../../kernel/engine/engine.js';
+import { extensionHooksPlugin } from '../../plugins/extension-hooks/index.js';
+import { echoTransportPlugin } from '../support/echo-transport.js';
+import { registerWorkflowExtension, resetWorkflowRegistry } from '../../kernel/registry/index.js';
+
+const h = createHarness();
+afterAll(() => h.close());
+afterEach(() => {
+  h.answer = undefined;
+  resetWorkflowRegistry();
+});
+
+describe('agent attempts', () => {
+  it('retries a failed attempt and tells the agent why only through turn control', async () => {
+    let attempt = 0;
+    h.answer = (prompt) => (++attempt === 1 ? { nope: prompt } : { result: `ok on ${attempt}` });
+    const before = h.calls.length;
+    const outcome = await h.run(`return await agent('Fix the bug', { retries: 2, label: 'fixer' });`);
+    expect(outcome.state).toBe('completed');
+    expect(outcome.value).toBe('ok on 2');
+    expect(h.calls.slice(before).map((call) => call.prompt)).toEqual(['Fix the bug', 'Fix the bug']);
+    const agent = Object.values(h.snapshot(outcome.runDir).agents)[0]!;
+    expect(agent).toMatchObject({ label: 'fixer', state: 'completed', attempts: 2 });
+    const types = h.eventsOf(outcome.runId).flatMap(({ event }) => (event.type === 'workflow:agent-state-changed' ? [`${event.state}:${event.attempt}`] : []));
+    expect(types).toEqual(['queued:0', 'running:1', 'retrying:2', 'running:2', 'completed:2']);
+    const sessions = h.snapshot(outcome.runDir).agentSessions[agent.id] as { attempt: number }[];
+    expect(sessions.map((session) => session.attempt)).toEqual([1, 2]);
+  });
+
+  it('fails with the last error when every attempt fails', async () => {
+    h.answer = () => ({ nope: true });
+    const outcome = await h.run(`return await agent('x', { retries: 1 });`);
+    expect(outcome.state).toBe('failed');
+    expect(outcome.error?.code).toBe('AGENT_FAILED');
+    expect(Object.values(h.snapshot(outcome.runDir).agents)[0]).toMatchObject({ state: 'failed', attempts: 2 });
+  });
+
+  it('ends a slow attempt with AGENT_TIMEOUT', async () => {
+    h.answer = () => new Promise((resolve) => setTimeout(() => resolve({ result: 'late' }), 2000));
+    const started = Date.now();
+    const outcome = await h.run(`try { return await agent('x', { timeoutMs: 100 }); } catch (e) { return e.code; }`);
+    expect(outcome.value).toBe('AGENT_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('frozen configurations', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wf-frozen-'));
+  let blockSlow = true;
+  const calls: { prompt: string; model: string }[] = [];
+  const kernel = createKernel({
+    plugins: [extensionHooksPlugin, echoTransportPlugin({ calls, answer: (prompt) => (prompt === 'slow' && blockSlow ? new Promise(() => {}) : { result: prompt }) })],
+  });
+  const engineFor = () => new WorkflowEngine({ kernel, sessionId: 'frozen', root: join(dir, 'root'), agentDir: join(dir, 'agent'), home: dir });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('persists the configuration before the session and reuses it on retry without preparing again', async () => {
+    let prepared = 0;
+    registerWorkflowExtension({
+      version: '1.0.0',
+      headline: 'Counter',
+      agentPreparationHooks: {
+        count: {
+          priority: 1,
+          prepare: (configuration) => {
+            prepared += 1;
+            configuration.model = `test/model-${prepared}:low`;
+          },
+        },
+      },
+      functions: {
+        gate: {
+          description: 'fails until a flag exists',
+          input: { type: 'object' },
+          output: { type: 'boolean' },
+          // Host code, not a journaled shell: a completed shell would replay its old answer.
+          run: (_input, context) => {
+            if (!existsSync(join(context.run.cwd, 'gate.flag'))) throw new Error('closed');
+            return true;
+          },
+        },
+      },
+    });
+    const engine = engineFor();
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const first = await engine.launch({ name: 'frozen', cwd, script: `const a = await agent('one'); await gate({}); return a;` });
+    expect((await first.outcome).state).toBe('failed');
+    // Launch inspection prepared the static options once, execution once more.
+    expect(prepared).toBe(2);
+    const configs = JSON.parse(readFileSync(join(first.runDir, 'snapshot.json'), 'utf8')).agentConfigurations as Record<string, unknown>;
+    expect(Object.values(configs)).toEqual([expect.objectContaining({ version: 1, model: 'test/model-2:low', excludeTools: [] })]);
+    writeFileSync(join(cwd, 'gate.flag'), '');
+    const child = await engine.retry(cwd, first.runId, { expectedState: 'failed' });
+    expect((await child.outcome).state).toBe('completed');
+    // The retry replays the completed agent and does not inspect again: no further preparation.
+    expect(prepared).toBe(2);
+    expect(JSON.parse(readFileSync(join(child.runDir, 'snapshot.json'), 'utf8')).agentConfigurations).toEqual(configs);
+    await engine.close();
+  });
+
+  it('reuses the frozen configuration of an interrupted agent on resume without preparing again', async () => {
+    let prepared = 0;
+    registerWorkflowExtension({
+      version: '1.0.0',
+      headline: 'Counter',
+      agentPreparationHooks: { count: { priority: 1, prepare: (configuration) => void (configuration.model = `test/model-${++prepared}:low`) } },
+    });
+    blockSlow = true;
+    const engine = engineFor();
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const run = await engine.launch({ name: 'resume-frozen', cwd, script: `return await agent('slow');` });
+    await waitFor(() => calls.some((call) => call.prompt === 'slow'), 5000, 'the first session');
+    await engine.close();
+    expect(prepared).toBe(2);
+    blockSlow = false;
+    const again = engineFor();
+    const outcome = await (await again.resume(cwd, run.runId)).outcome;
+    expect(outcome).toMatchObject({ state: 'completed', value: 'slow' });
+    expect(prepared).toBe(2);
+    expect(calls.filter((call) => call.prompt === 'slow').map((call) => call.model)).toEqual(['test/model-2:low', 'test/model-2:low']);
+    await again.close();
+  });
+
+  it('fails closed on a stored configuration without frozen excludeTools', async () => {
+    blockSlow = true;
+    const engine = engineFor();
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const run = await engine.launch({ name: 'old', cwd, script: `return await agent('slow');` });
+    const snapshotPath = join(run.runDir, 'snapshot.json');
+    await waitFor(() => Object.keys(JSON.parse(readFileSync(snapshotPath, 'utf8')).agentConfigurations).length === 1, 5000, 'the stored configuration');
+    await engine.close();
+    expect((await run.outcome).state).toBe('interrupted');
+    const snapshot = JSON.parse(readFileSync(snapshotPath, 'utf8'));
+    for (const config of Object.values(snapshot.agentConfigurations as Record<string, Record<string, unknown>>)) delete config['excludeTools'];
+    writeFileSync(snapshotPath, JSON.stringify(snapshot));
+    const again = engineFor();
+    const resumed = await again.resume(cwd, run.runId);
+    const outcome = await resumed.outcome;
+    expect(outcome.state).toBe('failed');
+    expect(outcome.error?.code).toBe('RESUME_INCOMPATIBLE');
+    expect(outcome.error?.message).toContain('excludeTools');
+    await again.close();
+  });
+});
+
+describe('scheduling', () => {
+  it('admits agents in call order under the per-run concurrency limit', async () => {
+    let active = 0;
+    let peak = 0;
+    const order: string[] = [];
+    h.answer = async (prompt) => {
+      active += 1;
+      peak = Math.max(peak, active);
+      order.push(prompt);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      active -= 1;
+      return { result: prompt };
+    };
+    const outcome = await h.run(
+      `return await parallel('fan', { a: () => agent('a'), b: () => agent('b'), c: () => agent('c'), d: () => agent('d'), e: () => agent('e') });`,
+      { concurrency: 2 },
+    );
+    expect(outcome.state).toBe('completed');
+    expect(peak).toBe(2);
+    expect(order).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(h.snapshot(outcome.runDir).concurrency).toBe(2);
+  });
+});
+
+describe('records', () => {
+  it('labels registered-function breadcrumbs #2, #3 and by invoke label', async () => {
+    registerWorkflowExtension({
+      version: '1.0.0',
+      headline: 'Crumbs',
+      functions: {
+        ask: { description: 'asks', input: { type: 'object' }, output: {}, run: (_input, context) => context.agent('q') },
+        outer: { description: 'invokes ask with a label', input: { type: 'object' }, output: {}, run: (_input, context) => context.invoke('ask', {}, 'Asking') },
+      },
+    });
+    const outcome = await h.run(`await ask({}); await ask({}); await ask({}); return await outer({});`);
+    expect(outcome.state).toBe('completed');
+    const crumbs = Object.values(h.snapshot(outcome.runDir).agents).map((agent) => (agent.breadcrumb ?? []).join(' > '));
+    expect(crumbs.sort()).toEqual(['ask', 'ask#2', 'ask#3', 'outer > Asking'].sort());
+  });
+
+  it('has no system-prompt records for a transport without a system prompt', async () => {
+    const outcome = await h.run(`return await agent('x');`);
+    expect(existsSync(join(outcome.runDir, 'system-prompts.json'))).toBe(false);
+    expect(readJsonLines(join(outcome.runDir, 'journal.jsonl')).map((record) => record['kind'])).toEqual(['agent']);
+    expect(readFileSync(join(outcome.runDir, 'snapshot.json'), 'utf8')).not.toContain('echo:x');
+  });
+});
