@@ -12,6 +12,7 @@ import type { WorkflowRegistryApi } from '../registry/index.js';
 import type { PrimitiveContext, PrimitiveDefinition, DecisionRequest } from '../contracts/primitive.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { AgentCallOptions } from '../contracts/agent-options.js';
+import type { WorkflowSession } from '../contracts/transport.js';
 import { writeEvidence, writeResult, type Journal } from '../store/index.js';
 import type { SandboxCall, SandboxPool, ScriptExecution } from '../sandbox/pool.js';
 import type { GlobalSpec } from '../sandbox/protocol.js';
@@ -75,6 +76,8 @@ export class RunExecution implements FunctionHost {
   readonly #abort = new AbortController();
   readonly #hostScopes = new AsyncLocalStorage<Scope>();
   readonly #handles = new Map<string, HandleState>();
+  /** Live sessions of named handles, so every send continues the transcript. */
+  readonly #handleSessions = new Map<string, WorkflowSession>();
   readonly #decisions = new Map<string, (approved: boolean) => void>();
   readonly #onEnd: () => void;
   readonly #runSlots: Slots;
@@ -130,6 +133,8 @@ export class RunExecution implements FunctionHost {
     this.#ended = true;
     this.#abort.abort();
     void this.#script?.terminate();
+    for (const session of this.#handleSessions.values()) void session.dispose();
+    this.#handleSessions.clear();
     try {
       persist();
     } finally {
@@ -331,7 +336,7 @@ export class RunExecution implements FunctionHost {
     });
   }
 
-  #agentEnv(agentId: string, path: readonly string[]): AgentRunEnv {
+  #agentEnv(agentId: string, path: readonly string[], handle: boolean): AgentRunEnv {
     const record = this.#record;
     const breadcrumb = this.#breadcrumb(path);
     const summary = (label: string, attempts: number, usage: AgentUsage) => ({ id: agentId, label, path: [...path], breadcrumb, attempts, usage, lastActivity: new Date().toISOString() });
@@ -361,6 +366,7 @@ export class RunExecution implements FunctionHost {
           const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
           draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
         }),
+      ...(handle ? { handleSessions: this.#handleSessions } : {}),
     };
   }
 
@@ -376,7 +382,7 @@ export class RunExecution implements FunctionHost {
         this.#record.setAgent({ ...summary, attempts: 0, state: 'queued', lastActivity: new Date().toISOString() });
         const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
         try {
-          const { value, usage } = await runAgent(this.#agentEnv(key, scope), { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
+          const { value, usage } = await runAgent(this.#agentEnv(key, scope, handle !== undefined), { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
           const latest = this.#record.snapshot.agents[key];
           this.#record.setAgent({ ...summary, label: latest?.label ?? label, attempts: latest?.attempts ?? 1, usage, state: 'completed', lastActivity: new Date().toISOString() });
           return { value, body: { kind: 'agent', value, usage } };

@@ -22,7 +22,9 @@ export interface ResultToolOptions {
   readonly outputSchema?: JsonSchema | undefined;
   /** `SessionInput.resultTool`: a setup hook's replacement name, description or parameters. */
   readonly override?: CustomToolDefinition | undefined;
-  /** Called once, with the first valid submission. */
+  /** Whether the current prompt already has its result. */
+  readonly hasResult: () => boolean;
+  /** Called with the first valid submission of a prompt. */
   readonly onResult: (value: JsonValue) => void;
 }
 
@@ -70,7 +72,6 @@ function description(outputSchema: JsonSchema | undefined): string {
 export function createResultTool(options: ResultToolOptions): ToolDefinition {
   const shape = resultShape(options.outputSchema, options.override);
   const validate = compile(shape.valueSchema);
-  let submitted = false;
   return defineTool({
     name: options.override?.name ?? RESULT_TOOL_NAME,
     label: 'Workflow result',
@@ -80,14 +81,13 @@ export function createResultTool(options: ResultToolOptions): ToolDefinition {
     parameters: shape.parameters as unknown as TSchema,
     executionMode: 'sequential',
     async execute(_toolCallId, params) {
-      if (submitted) {
+      if (options.hasResult()) {
         return { content: [{ type: 'text', text: 'A result was already recorded. Stop now.' }], details: undefined, terminate: true };
       }
       const value = JSON.parse(JSON.stringify(shape.unwrap(params as Record<string, unknown>) ?? null)) as JsonValue;
       if (!validate(value)) {
         throw new Error(`Result rejected: ${formatAjvErrors(validate.errors)}. Call the tool again with a value that matches the schema.`);
       }
-      submitted = true;
       options.onResult(value);
       return { content: [{ type: 'text', text: 'Result recorded. Your work is done; stop now.' }], details: undefined, terminate: true };
     },

@@ -40,6 +40,11 @@ export class ProgressChannel {
     }
   }
 
+  /** A new prompt waits for a new result. */
+  resetResult(): void {
+    this.#result = undefined;
+  }
+
   clear(): void {
     this.#listeners.clear();
   }
@@ -109,6 +114,8 @@ export class PiWorkflowSession implements WorkflowSession {
     if (this.#state === 'running') throw new Error('the agent session is already running');
     this.#state = 'running';
     this.#abortRequested = false;
+    this.#stopping = false;
+    this.#channel.resetResult();
     try {
       for (const steer of this.#pendingSteers.splice(0)) await this.#native.steer(steer, undefined, SOURCE);
       await this.#native.prompt(text, { expandPromptTemplates: false, ...SOURCE });

@@ -5,7 +5,7 @@
  * transport-neutral reference `{ transport: 'pi', sessionId }`.
  */
 import path from 'node:path';
-import { SessionManager, createAgentSession, type AgentSession, type ToolDefinition } from '@earendil-works/pi-coding-agent';
+import { SessionManager, createAgentSession, type AgentSession, type SessionStartEvent, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/contracts/transport.js';
 import type { SessionInput } from '../../kernel/contracts/setup.js';
 import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/errors.js';
@@ -40,6 +40,15 @@ export function createPiTransport(options: PiTransportOptions = {}): AgentTransp
   };
 }
 
+/**
+ * `session_start` carries the frozen extension settings as `event.settings`
+ * (spec 2 "Extension settings transport"); Pi's event type does not declare it.
+ */
+function startEvent(settings: AgentTransportContext['settings']): SessionStartEvent {
+  const event = { type: 'session_start', reason: 'startup', settings };
+  return event as SessionStartEvent;
+}
+
 /** The active tool allowlist: `input.tools` plus the session's own tools; none means Pi's defaults. */
 function allowedTools(tools: readonly string[], own: readonly ToolDefinition[]): string[] | undefined {
   if (tools.length === 0) return undefined;
@@ -63,6 +72,7 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
   const resultTool = createResultTool({
     outputSchema: input.options.outputSchema,
     override: input.resultTool,
+    hasResult: () => channel.result !== undefined,
     onResult: (value) => channel.emit({ type: 'result', value }),
   });
   const excludeTools = prepared.excludeTools.filter((name) => name !== resultTool.name);
@@ -80,6 +90,7 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     resourceLoader,
     settingsManager,
     sessionManager: SessionManager.inMemory(input.cwd),
+    sessionStartEvent: startEvent(context.settings),
   });
   try {
     if (session.model === undefined) {

@@ -11,7 +11,7 @@ import { createHarness, readJsonLines, waitFor } from '../support/engine-harness
 import { createKernel } from '../../kernel/kernel.js';
 import { WorkflowEngine } from '../../kernel/engine/engine.js';
 import { extensionHooksPlugin } from '../../plugins/extension-hooks/index.js';
-import { echoTransportPlugin } from '../support/echo-transport.js';
+import { echoTransportPlugin, type EchoCall } from '../support/echo-transport.js';
 import { registerWorkflowExtension, resetWorkflowRegistry } from '../../kernel/registry/index.js';
 
 const h = createHarness();
@@ -58,7 +58,7 @@ describe('agent attempts', () => {
 describe('frozen configurations', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wf-frozen-'));
   let blockSlow = true;
-  const calls: { prompt: string; model: string }[] = [];
+  const calls: EchoCall[] = [];
   const kernel = createKernel({
     plugins: [extensionHooksPlugin, echoTransportPlugin({ calls, answer: (prompt) => (prompt === 'slow' && blockSlow ? new Promise(() => {}) : { result: prompt }) })],
   });
@@ -151,6 +151,21 @@ describe('frozen configurations', () => {
     expect(outcome.error?.code).toBe('RESUME_INCOMPATIBLE');
     expect(outcome.error?.message).toContain('excludeTools');
     await again.close();
+  });
+});
+
+describe('handles', () => {
+  it('continues one session across sends and starts a fresh one in a new segment', async () => {
+    const before = h.calls.length;
+    const outcome = await h.run(`const dev = agent.create({ name: 'dev', label: 'Developer' }); const a = await dev.send('first'); const b = await dev.send('second'); return [a, b];`);
+    expect(outcome.value).toEqual(['echo:first', 'echo:second']);
+    const turns = h.calls.slice(before);
+    expect(turns.map((call) => call.turn)).toEqual([1, 2]);
+    expect(turns[0]!.session).toBe(turns[1]!.session);
+    expect(turns.map((call) => call.label)).toEqual(['Developer', 'Developer']);
+    const snapshot = h.snapshot(outcome.runDir);
+    expect(Object.keys(snapshot.agentConfigurations)).toEqual([expect.stringContaining('handle:dev')]);
+    expect(Object.values(snapshot.agents).map((agent) => agent.state)).toEqual(['completed', 'completed']);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT } from '../../kernel/events.js';
-import { createHarness, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
+import { createHarness, gated, gateStarted, release, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -123,16 +123,16 @@ describe('checkpoint', () => {
       cwd,
       script: `
         const d = await checkpoint({ name: 'gate', prompt: 'go?' });
-        await shell('echo s > started; sleep 0.3');
+        await shell(${JSON.stringify(gated())});
         await shell('true');
         return d;
       `,
     });
     await awaiting(handle.runId, cwd);
     h.engine.respond(cwd, handle.runId, 'gate', false);
-    await waitFor(() => h.engine.status(cwd, handle.runId).state === 'running');
-    await waitFor(() => h.journal(handle.runDir).length === 1);
+    await gateStarted(cwd);
     h.engine.pause(handle.runId);
+    release(cwd);
     expect((await handle.outcome).state).toBe('paused');
     const before = h.eventsOf(handle.runId).length;
     const resumed = await h.engine.resume(cwd, handle.runId);

@@ -20,7 +20,7 @@ import {
 import { createKernel } from '../../kernel/kernel.js';
 import { WorkflowEngine } from '../../kernel/engine/engine.js';
 import { echoTransportPlugin } from '../support/echo-transport.js';
-import { createHarness, waitFor, type Harness, type RecordedEvent } from '../support/engine-harness.js';
+import { createHarness, gated, gateStarted, release, waitFor, type Harness, type RecordedEvent } from '../support/engine-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -123,6 +123,7 @@ describe('events of a completed run', () => {
       WORKFLOW_RUN_STARTED_EVENT,
       'state:null>running',
       'phase:plan',
+      'agent:planner:queued:0',
       'agent:planner:running:1',
       'agent:planner:completed:1',
       'phase:review',
@@ -155,10 +156,11 @@ describe('events of a failed run', () => {
       WORKFLOW_RUN_STATE_CHANGED_EVENT,
       WORKFLOW_AGENT_STATE_CHANGED_EVENT,
       WORKFLOW_AGENT_STATE_CHANGED_EVENT,
+      WORKFLOW_AGENT_STATE_CHANGED_EVENT,
       WORKFLOW_RUN_STATE_CHANGED_EVENT,
       WORKFLOW_RUN_FAILED_EVENT,
     ]);
-    expect(recorded[3]!.event).toMatchObject({ state: 'failed' });
+    expect(recorded.slice(2, 5).map(({ event }) => (event as { state: string }).state)).toEqual(['queued', 'running', 'failed']);
     expect(recorded.at(-1)!.event).toMatchObject({ type: WORKFLOW_RUN_FAILED_EVENT, code: 'AGENT_FAILED' });
     expectPersistedFirst(recorded);
     expectSafePayloads(recorded.map(({ event }) => event));
@@ -168,9 +170,10 @@ describe('events of a failed run', () => {
 describe('events of pause, resume, stop and retry', () => {
   it('pause and resume: state changes for every transition, run-resumed once from paused', async () => {
     const cwd = h.freshCwd('events');
-    const handle = await h.engine.launch({ name: 'ev', cwd, script: `await shell('echo s > started; sleep 0.3'); await shell('true'); return 1;` });
-    await waitFor(() => existsSync(join(cwd, 'started')));
+    const handle = await h.engine.launch({ name: 'ev', cwd, script: `await shell(${JSON.stringify(gated())}); await shell('true'); return 1;` });
+    await gateStarted(cwd);
     h.engine.pause(handle.runId);
+    release(cwd);
     await handle.outcome;
     const resumed = await h.engine.resume(cwd, handle.runId);
     await resumed.outcome;
@@ -191,9 +194,10 @@ describe('events of pause, resume, stop and retry', () => {
 
   it('stopping a paused run is a state change, not completion or failure', async () => {
     const cwd = h.freshCwd('events');
-    const handle = await h.engine.launch({ name: 'ev', cwd, script: `await shell('echo s > started; sleep 0.3'); await shell('true'); return 1;` });
-    await waitFor(() => existsSync(join(cwd, 'started')));
+    const handle = await h.engine.launch({ name: 'ev', cwd, script: `await shell(${JSON.stringify(gated())}); await shell('true'); return 1;` });
+    await gateStarted(cwd);
     h.engine.pause(handle.runId);
+    release(cwd);
     await handle.outcome;
     const before = h.eventsOf(handle.runId).length;
     await h.engine.stop(cwd, handle.runId);

@@ -3,10 +3,8 @@
  * "WorkflowFunctionContext"): turns continue one named handle, each turn is
  * its own agent node; overlapping, cross-branch and reserved uses are refused.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, deferred, waitFor, type Harness } from '../support/engine-harness.js';
+import { createHarness, deferred, gated, gateStarted, release, waitFor, type Harness } from '../support/engine-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -139,13 +137,14 @@ describe('agent.create and handle.send', () => {
       script: `
         const a = agent.create({ name: 'a' });
         const one = await a.send('one');
-        await shell('echo s > started; sleep 0.3');
+        await shell(${JSON.stringify(gated())});
         const two = await a.send('two');
         return [one, two];
       `,
     });
-    await waitFor(() => existsSync(join(cwd, 'started')));
+    await gateStarted(cwd);
     h.engine.pause(handle.runId);
+    release(cwd);
     expect((await handle.outcome).state).toBe('paused');
     const resumed = await h.engine.resume(cwd, handle.runId);
     const outcome = await resumed.outcome;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOW_PHASE_CHANGED_EVENT } from '../../kernel/events.js';
-import { createHarness, waitFor, type Harness } from '../support/engine-harness.js';
+import { createHarness, gated, gateStarted, release, type Harness } from '../support/engine-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -177,7 +177,6 @@ describe('agent', () => {
     ['an empty prompt', `agent('')`, /non-empty prompt/],
     ['an empty label', `agent('x', { label: ' ' })`, /option "label" is invalid/],
     ['a non-integer retries', `agent('x', { retries: 1.5 })`, /option "retries" is invalid/],
-    ['the removed maxAgentLaunches option', `agent('x', { maxAgentLaunches: 2 })`, /maxAgentLaunches/],
   ])('%s is INVALID_METADATA before any transport call', async (_what, call, message) => {
     const outcome = await h.run(`return await ${call};`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');
@@ -300,9 +299,10 @@ describe('phase and log', () => {
 
   it('log messages are not written again when a paused run resumes', async () => {
     const cwd = h.freshCwd('log');
-    const handle = await h.engine.launch({ name: 'log', cwd, script: `log('before'); await shell('echo s > started; sleep 0.3'); log('after'); return 1;` });
-    await waitFor(() => existsSync(join(cwd, 'started')));
+    const handle = await h.engine.launch({ name: 'log', cwd, script: `log('before'); await shell(${JSON.stringify(gated())}); log('after'); return 1;` });
+    await gateStarted(cwd);
     h.engine.pause(handle.runId);
+    release(cwd);
     expect((await handle.outcome).state).toBe('paused');
     const resumed = await h.engine.resume(cwd, handle.runId);
     expect((await resumed.outcome).state).toBe('completed');

@@ -1,13 +1,14 @@
 /**
  * The run state machine (spec 1 "States and transitions") as the engine
  * drives it: launch, completion, failure, cooperative pause, resume, pause
- * cancellation, stop, interruption and recovery by another engine.
+ * cancellation, stop, interruption by close() and recovery by another engine.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORKFLOW_RUN_RESUMED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT } from '../../kernel/events.js';
-import { createHarness, rejectionOf, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
+import type { RunOutcome } from '../../kernel/engine/engine.js';
+import { WORKFLOW_RUN_COMPLETED_EVENT, WORKFLOW_RUN_FAILED_EVENT, WORKFLOW_RUN_RESUMED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT } from '../../kernel/events.js';
+import { createHarness, gated, gateStarted, rejectionOf, release, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -32,18 +33,35 @@ function counter(cwd: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : [];
 }
 
-/** Launches `script` in a fresh cwd; the script should `echo s > started` at the point to pause. */
-async function launchInFresh(script: string, name = 'states'): Promise<{ cwd: string; runId: string; runDir: string; outcome: Promise<import('../../kernel/engine/engine.js').RunOutcome> }> {
+interface Launched {
+  readonly cwd: string;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly outcome: Promise<RunOutcome>;
+}
+
+async function launchInFresh(script: string, name = 'states'): Promise<Launched> {
   const cwd = h.freshCwd(name);
   const handle = await h.engine.launch({ name, cwd, script });
   return { cwd, ...handle };
 }
 
+/** First shell appends `a` once released; the second appends `b`. */
 const PAUSABLE = `
-  await shell('echo s > started; sleep 0.4; echo a >> counter');
+  await shell(${JSON.stringify(gated('gate', 'echo a >> counter'))});
   await shell('echo b >> counter');
   return 'done';
 `;
+
+/** Launches PAUSABLE and pauses it while its first shell is in flight. */
+async function pausedRun(name: string): Promise<Launched> {
+  const run = await launchInFresh(PAUSABLE, name);
+  await gateStarted(run.cwd);
+  h.engine.pause(run.runId);
+  release(run.cwd);
+  expect((await run.outcome).state).toBe('paused');
+  return run;
+}
 
 describe('launch to a terminal state', () => {
   it('running → completed', async () => {
@@ -70,10 +88,11 @@ describe('launch to a terminal state', () => {
   });
 
   it('the run is executing while it runs', async () => {
-    const run = await launchInFresh(`await shell('echo s > started; sleep 0.2'); return 1;`);
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
+    const run = await launchInFresh(`await shell(${JSON.stringify(gated())}); return 1;`);
+    await gateStarted(run.cwd);
     expect(h.engine.status(run.cwd, run.runId)).toMatchObject({ state: 'running', executing: true });
     expect(h.engine.list(run.cwd).map((summary) => [summary.runId, summary.executing])).toEqual([[run.runId, true]]);
+    release(run.cwd);
     await run.outcome;
     expect(h.engine.status(run.cwd, run.runId).executing).toBe(false);
   });
@@ -82,16 +101,18 @@ describe('launch to a terminal state', () => {
 describe('pause and resume', () => {
   it('pause is cooperative: the in-flight shell finishes, nothing new starts; resume does not rerun completed shells', async () => {
     const run = await launchInFresh(PAUSABLE);
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
+    await gateStarted(run.cwd);
     h.engine.pause(run.runId);
     expect(h.snapshot(run.runDir).state).toBe('pausing');
-    expect(h.engine.status(run.cwd, run.runId).state).toBe('pausing');
+    expect(h.engine.status(run.cwd, run.runId)).toMatchObject({ state: 'pausing', executing: true });
     // Pausing twice is harmless.
     h.engine.pause(run.runId);
+    release(run.cwd);
     const paused = await run.outcome;
-    expect(paused.state).toBe('paused');
+    expect(paused).toEqual({ runId: run.runId, state: 'paused' });
     expect(counter(run.cwd)).toEqual(['a']);
     expect(h.journal(run.runDir).map((record) => record.kind)).toEqual(['shell']);
+    expect(h.engine.status(run.cwd, run.runId).executing).toBe(false);
 
     const resumed = await h.engine.resume(run.cwd, run.runId, { expectedState: 'paused' });
     expect(resumed.runId).toBe(run.runId);
@@ -110,12 +131,13 @@ describe('pause and resume', () => {
 
   it('resume while pausing cancels the pending pause: pausing → running, and the run completes', async () => {
     const run = await launchInFresh(PAUSABLE);
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
+    await gateStarted(run.cwd);
     h.engine.pause(run.runId);
     expect(h.snapshot(run.runDir).state).toBe('pausing');
-    // engine.resume is the only way to cancel a pause; on a live run it also rejects (see report).
+    // engine.resume is the only way to cancel a pause; on a live run it also rejects (see the report).
     await h.engine.resume(run.cwd, run.runId).catch(() => undefined);
     expect(h.snapshot(run.runDir).state).toBe('running');
+    release(run.cwd);
     const outcome = await run.outcome;
     expect(outcome.state).toBe('completed');
     expect(counter(run.cwd)).toEqual(['a', 'b']);
@@ -124,20 +146,18 @@ describe('pause and resume', () => {
   });
 
   it('resume of a run that is executing (not pausing) is RESUME_INCOMPATIBLE and changes nothing', async () => {
-    const run = await launchInFresh(`await shell('echo s > started; sleep 0.2'); return 1;`);
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
+    const run = await launchInFresh(`await shell(${JSON.stringify(gated())}); return 1;`);
+    await gateStarted(run.cwd);
     const error = await rejectionOf(h.engine.resume(run.cwd, run.runId));
     expect(error.code).toBe('RESUME_INCOMPATIBLE');
     expect(error.message).toMatch(/already executing/);
+    release(run.cwd);
     expect((await run.outcome).state).toBe('completed');
     expect(transitions(run.runId)).toEqual(['null>running', 'running>completed']);
   });
 
   it('resume checks expectedState', async () => {
-    const run = await launchInFresh(PAUSABLE);
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
-    h.engine.pause(run.runId);
-    await run.outcome;
+    const run = await pausedRun('expected');
     const error = await rejectionOf(h.engine.resume(run.cwd, run.runId, { expectedState: 'interrupted' }));
     expect(error.code).toBe('RESUME_INCOMPATIBLE');
     expect(error.details).toEqual({ state: 'paused' });
@@ -157,41 +177,51 @@ describe('pause and resume', () => {
   });
 
   it('resume of a snapshot with identityVersion 5 is RESUME_INCOMPATIBLE', async () => {
-    const run = await launchInFresh(PAUSABLE);
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
-    h.engine.pause(run.runId);
-    await run.outcome;
+    const run = await pausedRun('v5');
     h.writeSnapshot(run.runDir, (snapshot) => {
       snapshot['identityVersion'] = 5;
     });
+    const before = h.eventsOf(run.runId).length;
     const error = await rejectionOf(h.engine.resume(run.cwd, run.runId));
     expect(error.code).toBe('RESUME_INCOMPATIBLE');
     expect(error.message).toMatch(/identity version 5; version 6 is required/);
     expect(h.snapshot(run.runDir).state).toBe('paused');
+    expect(h.eventsOf(run.runId)).toHaveLength(before);
     expect(counter(run.cwd)).toEqual(['a']);
   });
 });
 
 describe('stop', () => {
-  it('stop during a long shell kills the command and returns at once', async () => {
-    const run = await launchInFresh(`await shell('echo s > started; sleep 2; echo late > late'); return 1;`, 'stop');
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
+  it('stop during a long shell kills the command and persists stopped at once', async () => {
+    const run = await launchInFresh(`await shell(${JSON.stringify(gated('gate', 'echo late > late'))}); return 1;`, 'stop');
+    await gateStarted(run.cwd);
     const started = Date.now();
     expect(await h.engine.stop(run.cwd, run.runId)).toEqual({ stopped: true });
-    await run.outcome;
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(h.snapshot(run.runDir).state).toBe('stopped');
+    expect(await run.outcome).toEqual({ runId: run.runId, state: 'stopped' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(transitions(run.runId)).toEqual(['null>running', 'running>stopped']);
+    expect(h.typesOf(run.runId)).not.toContain(WORKFLOW_RUN_FAILED_EVENT);
+    expect(h.typesOf(run.runId)).not.toContain(WORKFLOW_RUN_COMPLETED_EVENT);
     expect(h.engine.status(run.cwd, run.runId).executing).toBe(false);
     expect(h.journal(run.runDir)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 2300));
+    // The killed command never reaches its side effect, even when released.
+    release(run.cwd);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(join(run.cwd, 'late'))).toBe(false);
     expect(await h.engine.stop(run.cwd, run.runId)).toEqual({ stopped: false, reason: 'already_terminal' });
   });
 
+  it('stop while awaiting a checkpoint is immediate', async () => {
+    const run = await launchInFresh(`return await checkpoint({ name: 'c', prompt: 'p' });`, 'stopcp');
+    await waitFor(() => h.engine.status(run.cwd, run.runId).state === 'awaiting_input');
+    expect(await h.engine.stop(run.cwd, run.runId)).toEqual({ stopped: true });
+    expect((await run.outcome).state).toBe('stopped');
+    expect(transitions(run.runId).at(-1)).toBe('awaiting_input>stopped');
+  });
+
   it('paused → stopped; a second stop is already_terminal; stopped runs cannot be resumed', async () => {
-    const run = await launchInFresh(PAUSABLE, 'stop');
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
-    h.engine.pause(run.runId);
-    await run.outcome;
+    const run = await pausedRun('stop');
     expect(await h.engine.stop(run.cwd, run.runId)).toEqual({ stopped: true });
     expect(h.snapshot(run.runDir).state).toBe('stopped');
     expect(transitions(run.runId).slice(-1)).toEqual(['paused>stopped']);
@@ -225,7 +255,41 @@ describe('stop', () => {
 });
 
 describe('interruption and recovery', () => {
-  it('a run left running with no live lock owner is recovered as interrupted; another engine of the session resumes it and completed operations replay', async () => {
+  it('close() interrupts a live run; another engine of the session resumes it and completed operations replay', async () => {
+    const cwd = h.freshCwd('close');
+    const first = h.newEngine();
+    const handle = await first.launch({
+      name: 'close',
+      cwd,
+      script: `
+        await shell('echo a >> counter');
+        const answer = await agent('remember');
+        await shell(${JSON.stringify(gated('gate', 'echo late >> counter'))});
+        await shell('echo b >> counter');
+        return answer;
+      `,
+    });
+    await gateStarted(cwd);
+    await first.close();
+    expect(await handle.outcome).toEqual({ runId: handle.runId, state: 'interrupted' });
+    expect(h.snapshot(handle.runDir).state).toBe('interrupted');
+    expect(existsSync(join(handle.runDir, 'run.lock'))).toBe(false);
+    expect(transitions(handle.runId)).toEqual(['null>running', 'running>interrupted']);
+    release(cwd);
+
+    const prompts = h.calls.length;
+    const second = h.newEngine();
+    const resumed = await second.resume(cwd, handle.runId, { expectedState: 'interrupted' });
+    expect(await resumed.outcome).toMatchObject({ state: 'completed', value: 'echo:remember' });
+    // The first shell and the agent replayed; the interrupted shell ran again to completion.
+    expect(counter(cwd)).toEqual(['a', 'late', 'b']);
+    expect(h.calls.length).toBe(prompts);
+    expect(transitions(handle.runId).slice(-2)).toEqual(['interrupted>running', 'running>completed']);
+    const resumedEvents = h.eventsOf(handle.runId).filter((recorded) => recorded.event.type === WORKFLOW_RUN_RESUMED_EVENT);
+    expect(resumedEvents.map((recorded) => (recorded.event as { from: string }).from)).toEqual(['interrupted']);
+  });
+
+  it('a run left running with no live lock owner is recovered as interrupted, answered, then resumed', async () => {
     const cwd = h.freshCwd('recover');
     const first = h.newEngine();
     const handle = await first.launch({
@@ -233,20 +297,17 @@ describe('interruption and recovery', () => {
       cwd,
       script: `
         await shell('echo a >> counter');
-        const answer = await agent('remember');
         const decision = await checkpoint({ name: 'go', prompt: 'continue?' });
         await shell('echo b >> counter');
-        return { answer, decision };
+        return decision;
       `,
     });
     await waitFor(() => first.status(cwd, handle.runId).state === 'awaiting_input');
     await first.close();
     await handle.outcome;
-    expect(existsSync(join(handle.runDir, 'run.lock'))).toBe(false);
     // Simulate a host that died mid-run: the snapshot still says running.
     h.writeSnapshot(handle.runDir, (snapshot) => {
       snapshot['state'] = 'running';
-      delete snapshot['failure'];
       delete snapshot['terminalAt'];
     });
     const before = h.eventsOf(handle.runId).length;
@@ -255,22 +316,15 @@ describe('interruption and recovery', () => {
     expect(h.snapshot(handle.runDir).state).toBe('interrupted');
     expect(second.recoverInterrupted(cwd)).toEqual([]);
     expect(second.respond(cwd, handle.runId, 'go', true)).toMatchObject({ delivered: false, decision: 'approved' });
-    const promptsBefore = h.calls.length;
-    const resumed = await second.resume(cwd, handle.runId, { expectedState: 'interrupted' });
-    const outcome = await resumed.outcome;
-    expect(outcome).toMatchObject({ state: 'completed', value: { answer: 'echo:remember', decision: 'approved' } });
+    const resumed = await second.resume(cwd, handle.runId);
+    expect(await resumed.outcome).toMatchObject({ state: 'completed', value: 'approved' });
     expect(counter(cwd)).toEqual(['a', 'b']);
-    expect(h.calls.length).toBe(promptsBefore);
     const after = h.eventsOf(handle.runId).slice(before);
     expect(after.filter((recorded) => recorded.event.type === WORKFLOW_RUN_STATE_CHANGED_EVENT).map((recorded) => (recorded.event as { to: string }).to)).toEqual(['interrupted', 'running', 'completed']);
-    expect(after.filter((recorded) => recorded.event.type === WORKFLOW_RUN_RESUMED_EVENT).map((recorded) => (recorded.event as { from: string }).from)).toEqual(['interrupted']);
   });
 
   it('resume of a run left running recovers it first (running → interrupted → running)', async () => {
-    const run = await launchInFresh(PAUSABLE, 'stale');
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
-    h.engine.pause(run.runId);
-    await run.outcome;
+    const run = await pausedRun('stale');
     h.writeSnapshot(run.runDir, (snapshot) => {
       snapshot['state'] = 'running';
     });
@@ -280,11 +334,8 @@ describe('interruption and recovery', () => {
     expect(counter(run.cwd)).toEqual(['a', 'b']);
   });
 
-  it('a run whose lock is held by a live process is neither recovered nor resumed', async () => {
-    const run = await launchInFresh(PAUSABLE, 'locked');
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
-    h.engine.pause(run.runId);
-    await run.outcome;
+  it('a run whose lock is held by a live process is neither recovered, resumed nor stopped', async () => {
+    const run = await pausedRun('locked');
     h.writeSnapshot(run.runDir, (snapshot) => {
       snapshot['state'] = 'running';
     });
@@ -294,7 +345,7 @@ describe('interruption and recovery', () => {
       expect(h.engine.recoverInterrupted(run.cwd)).toEqual([]);
       const error = await rejectionOf(h.engine.resume(run.cwd, run.runId));
       expect(error.code).toBe('RESUME_INCOMPATIBLE');
-      expect(error.message).toMatch(new RegExp(`executing in process ${process.ppid}`));
+      expect(error.message).toContain(`process ${process.ppid}`);
       expect(h.snapshot(run.runDir).state).toBe('running');
       expect(await h.engine.stop(run.cwd, run.runId)).toEqual({ stopped: false, reason: 'unknown_run' });
     } finally {
@@ -304,10 +355,7 @@ describe('interruption and recovery', () => {
   });
 
   it('interrupted → stopped', async () => {
-    const run = await launchInFresh(PAUSABLE, 'intstop');
-    await waitFor(() => existsSync(join(run.cwd, 'started')));
-    h.engine.pause(run.runId);
-    await run.outcome;
+    const run = await pausedRun('intstop');
     h.writeSnapshot(run.runDir, (snapshot) => {
       snapshot['state'] = 'running';
     });
@@ -317,7 +365,7 @@ describe('interruption and recovery', () => {
     expect(transitions(run.runId).slice(-2)).toEqual(['running>interrupted', 'interrupted>stopped']);
   });
 
-  it('recoverInterrupted leaves terminal and paused runs and live runs alone', async () => {
+  it('recoverInterrupted leaves terminal, paused and live runs alone', async () => {
     const cwd = h.freshCwd('mixed');
     const done = await (await h.engine.launch({ name: 'done', cwd, script: `return 1;` })).outcome;
     const live = await h.engine.launch({ name: 'live', cwd, script: `return await checkpoint({ name: 'c', prompt: 'p' });` });

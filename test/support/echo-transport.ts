@@ -10,6 +10,10 @@ export interface EchoCall {
   readonly prompt: string;
   readonly model: string;
   readonly label: string;
+  /** Which session answered (sessions are numbered from 1 per transport). */
+  readonly session: number;
+  /** The prompt's turn within its session, from 1. */
+  readonly turn: number;
 }
 
 export interface EchoTransportOptions {
@@ -19,9 +23,12 @@ export interface EchoTransportOptions {
 }
 
 export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelPlugin {
+  let sessions = 0;
   const transport: AgentTransport = {
     name: 'echo',
     async createSession(input) {
+      const id = ++sessions;
+      let turns = 0;
       const listeners = new Set<(progress: SessionProgress) => void>();
       let state: 'idle' | 'running' | 'disposed' = 'idle';
       let aborted = false;
@@ -35,7 +42,7 @@ export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelP
         },
         async prompt(text) {
           state = 'running';
-          options.calls?.push({ prompt: text, model: input.model, label: input.sessionLabel });
+          options.calls?.push({ prompt: text, model: input.model, label: input.sessionLabel, session: id, turn: ++turns });
           const value = await (options.answer ?? ((prompt: string) => ({ result: `echo:${prompt}` })))(text);
           if (aborted) throw new Error('aborted');
           for (const listener of listeners) listener({ type: 'result', value });

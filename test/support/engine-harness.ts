@@ -216,3 +216,22 @@ export function writeGlobalSettings(agentDir: string, value: unknown): string {
 export function removeGlobalSettings(agentDir: string): void {
   rmSync(join(agentDir, 'pi-extensible-workflows'), { recursive: true, force: true });
 }
+
+/**
+ * A shell command that writes `started-<tag>` and then blocks until the test
+ * creates `release-<tag>` (see `release`), at most about 10 s. Deterministic
+ * where a sleep would race a loaded machine.
+ */
+export function gated(tag = 'gate', then = 'true'): string {
+  return `echo s > started-${tag}; n=0; while [ ! -f release-${tag} ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n+1)); done; ${then}`;
+}
+
+/** Waits until the gated shell `tag` runs in `cwd`. */
+export function gateStarted(cwd: string, tag = 'gate'): Promise<void> {
+  return waitFor(() => existsSync(join(cwd, `started-${tag}`)), 10_000, `started-${tag}`);
+}
+
+/** Lets the gated shell `tag` in `cwd` finish. */
+export function release(cwd: string, tag = 'gate'): void {
+  writeFileSync(join(cwd, `release-${tag}`), '');
+}

@@ -2,6 +2,7 @@
 import type { AgentCallOptions } from '../../kernel/contracts/agent-options.js';
 import type { CustomToolDefinition, SessionInput } from '../../kernel/contracts/setup.js';
 import type { AgentTransportContext } from '../../kernel/contracts/transport.js';
+import type { JsonValue } from '../../kernel/json.js';
 
 export interface SessionSpec {
   readonly cwd: string;
@@ -12,24 +13,29 @@ export interface SessionSpec {
   readonly turnControl?: string;
   readonly systemPromptAppend?: string;
   readonly customTools?: CustomToolDefinition[];
+  readonly extensionFactories?: readonly unknown[];
+  /** Frozen extension settings (`context.settings`). */
+  readonly settings?: Readonly<Record<string, JsonValue>>;
   readonly signal?: AbortSignal;
 }
 
 export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportContext] {
   const signal = spec.signal ?? new AbortController().signal;
   const tools = spec.tools ?? [];
+  const settings = spec.settings ?? {};
   const input: SessionInput = {
     cwd: spec.cwd,
     model: spec.model,
     tools,
     sessionLabel: 'test-agent',
-    settings: {},
+    settings,
     options: spec.options ?? {},
     ...(spec.customTools === undefined ? {} : { customTools: spec.customTools }),
+    ...(spec.extensionFactories === undefined ? {} : { extensionFactories: spec.extensionFactories }),
   };
   const context: AgentTransportContext = {
     run: { cwd: spec.cwd, sessionId: 's1', runId: 'r1', workflow: { name: 'test' }, args: null, signal },
-    settings: {},
+    settings,
     identity: { structuralPath: ['agent:0'], callSite: 'agent:0', occurrence: 1 },
     attempt: 1,
     signal,

@@ -41,6 +41,11 @@ export interface AgentRunEnv {
   admit(signal: AbortSignal): Promise<() => void>;
   onAttempt(attempt: number, label: string, usage: AgentUsage): void;
   onSession(attempt: number, reference: Readonly<Record<string, JsonValue>>): void;
+  /**
+   * Live sessions of named handles, kept between turns so each send continues
+   * the transcript; absent for one-shot agents. The segment disposes them.
+   */
+  readonly handleSessions?: Map<string, WorkflowSession>;
 }
 
 const schemaAjv = createAjv({ strict: false });
@@ -136,7 +141,8 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     const turnControl =
       attempt === 1 ? undefined : `Attempt ${attempt} of ${attempts}. The previous attempt failed: ${messageOf(lastError)}. Finish the task and submit the result with the workflow_result tool.`;
     const release = await env.admit(signal);
-    let session: WorkflowSession | undefined;
+    let session: WorkflowSession | undefined = env.handleSessions?.get(request.configKey);
+    let keep = false;
     try {
       env.onAttempt(attempt, config.label, usage);
       const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
@@ -155,26 +161,38 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         context,
       );
       if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
-      session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared });
-      env.onSession(attempt, session.reference);
+      if (!session) {
+        session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared });
+        env.onSession(attempt, session.reference);
+      }
       const systemPrompt = session.systemPrompt?.();
       if (systemPrompt !== undefined) {
         recordSystemPrompt(env.runDir, { agentId: request.agentId, nativeSessionId: session.nativeSessionId ?? null, attempt, turn: request.identity.turn ?? 1 }, systemPrompt);
       }
+      // Stats are cumulative per session: a continued handle session charges only this turn's growth.
+      const before = session.stats();
       let submitted: JsonValue | undefined;
       try {
         submitted = await runTurn(session, setup.prompt, setup.prepared.turnControl, request.options.timeoutMs, signal);
       } finally {
-        const stats = session.stats();
-        usage = add(usage, { inputTokens: stats.inputTokens, outputTokens: stats.outputTokens, costUsd: stats.costUsd });
+        const after = session.stats();
+        usage = add(usage, { inputTokens: after.inputTokens - before.inputTokens, outputTokens: after.outputTokens - before.outputTokens, costUsd: after.costUsd - before.costUsd });
       }
-      return { value: checkResult(submitted, request.options), usage };
+      const value = checkResult(submitted, request.options);
+      if (env.handleSessions) {
+        env.handleSessions.set(request.configKey, session);
+        keep = true;
+      }
+      return { value, usage };
     } catch (error) {
       lastError = error;
       if (isFinal(error) || attempt === attempts) throw error;
     } finally {
       release();
-      await session?.dispose();
+      if (!keep && session) {
+        env.handleSessions?.delete(request.configKey);
+        await session.dispose();
+      }
     }
   }
   throw lastError;

@@ -7,17 +7,20 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowEngine, createKernel, registerWorkflowExtension, resetWorkflowRegistry, type KernelPlugin } from '../../../kernel/index.js';
+import { WorkflowEngine, createKernel, registerWorkflowExtension, resetWorkflowRegistry, type JsonValue, type Kernel, type KernelPlugin } from '../../../kernel/index.js';
 import { checkpointsPlugin } from '../../../plugins/checkpoints/index.js';
 import aliasesPlugin, { PLUGIN_NAME } from '../../../plugins/aliases/index.js';
 import { echoTransportPlugin, type EchoCall } from '../../support/echo-transport.js';
-import { readJsonLines, rejectionOf, waitFor, writeGlobalSettings } from '../../support/engine-harness.js';
+import { deferred, readJsonLines, rejectionOf, waitFor, writeGlobalSettings } from '../../support/engine-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wf-aliases-e2e-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let counter = 0;
 let calls: EchoCall[];
+let answer: ((prompt: string) => JsonValue | Promise<JsonValue>) | undefined;
+let root: string;
+let kernel: Kernel;
 let available: string[];
 let engine: WorkflowEngine;
 let cwd: string;
@@ -32,14 +35,18 @@ const inventoryPlugin: KernelPlugin = {
 beforeEach(() => {
   resetWorkflowRegistry();
   calls = [];
+  answer = undefined;
   available = [];
   const base = join(dir, `case-${++counter}`);
   cwd = join(base, 'project');
   agentDir = join(base, 'agent');
   mkdirSync(cwd, { recursive: true });
   mkdirSync(agentDir, { recursive: true });
-  const kernel = createKernel({ plugins: [aliasesPlugin, checkpointsPlugin, inventoryPlugin, echoTransportPlugin({ calls })] });
-  engine = new WorkflowEngine({ kernel, sessionId: 's1', root: join(base, 'root'), agentDir, home: base });
+  root = join(base, 'root');
+  kernel = createKernel({
+    plugins: [aliasesPlugin, checkpointsPlugin, inventoryPlugin, echoTransportPlugin({ calls, answer: (prompt) => (answer ? answer(prompt) : { result: `echo:${prompt}` }) })],
+  });
+  engine = new WorkflowEngine({ kernel, sessionId: 's1', root, agentDir, home: base });
 });
 afterEach(async () => {
   await engine.close();
@@ -190,5 +197,27 @@ describe('resume after the settings changed', () => {
     const warnings = warningsOf(runDir);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!['details']).toMatchObject({ changed: [], removed: ['cheap'] });
+  });
+
+  it('an interrupted call keeps its prepared concrete model on resume; a new identity uses the new mapping', async () => {
+    writeGlobalSettings(agentDir, { modelAliases: { cheap: 'faux/small:low' } });
+    const release = deferred();
+    answer = async (prompt) => {
+      if (prompt === 'one' && calls.length === 1) await release.promise;
+      return { result: `echo:${prompt}` };
+    };
+    const handle = await launch(`return [await agent('one', { model: 'cheap' }), await agent('two', { model: 'cheap' })];`);
+    await waitFor(() => calls.length === 1, 5000, 'the first call');
+    const closing = engine.close();
+    release.resolve();
+    await closing;
+    expect((await handle.outcome).state).toBe('interrupted');
+
+    writeGlobalSettings(agentDir, { modelAliases: { cheap: 'faux/big:high' } });
+    engine = new WorkflowEngine({ kernel, sessionId: 's1', root, agentDir, home: join(root, '..') });
+    const resumed = await engine.resume(cwd, handle.runId);
+    expect(await resumed.outcome).toMatchObject({ state: 'completed', value: ['echo:one', 'echo:two'] });
+    expect(calls.map((call) => `${call.prompt}=${call.model}`)).toEqual(['one=faux/small:low', 'one=faux/small:low', 'two=faux/big:high']);
+    expect(warningsOf(handle.runDir)).toHaveLength(1);
   });
 });

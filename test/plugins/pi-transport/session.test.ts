@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxText, fauxToolCall, type FauxResponseStep, type TranscriptContext } from '@earendil-works/pi-ai';
+import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import type { SessionProgress, WorkflowSession } from '../../../kernel/contracts/transport.js';
 import { createPiTransport, RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
@@ -235,5 +236,25 @@ describe('pi transport session (faux provider)', () => {
     await session.prompt('Task');
     expect(calls).toEqual([{ key: 'x' }]);
     expect(results(progress)).toEqual([{ result: '{"found":true}' }]);
+  });
+
+  it('waits for a fresh result on every prompt of the same session', async () => {
+    dir.faux.setResponses([submit({ result: 'one' }), submit({ result: 'two' })]);
+    const { session, progress } = await start();
+    await session.prompt('First');
+    await session.prompt('Second');
+    expect(results(progress)).toEqual([{ result: 'one' }, { result: 'two' }]);
+  });
+
+  it('loads extension factories, hands them the settings on session_start and shuts them down on dispose', async () => {
+    const seen: string[] = [];
+    const extension = (pi: ExtensionAPI) => {
+      pi.on('session_start', (event) => void seen.push(`start:${JSON.stringify((event as { settings?: unknown }).settings)}`));
+      pi.on('session_shutdown', () => void seen.push('shutdown'));
+    };
+    const { session } = await start({ extensionFactories: [extension], settings: { review: { strict: true } } });
+    expect(seen).toEqual(['start:{"review":{"strict":true}}']);
+    await session.dispose();
+    expect(seen).toEqual(['start:{"review":{"strict":true}}', 'shutdown']);
   });
 });
