@@ -5,17 +5,19 @@
  *
  * launch_ms       warm sandbox: engine.launch() called → first primitive call reaches the host (median of 20)
  * op_overhead_ms  one journaled no-op registered-function call: 10,000 sequential calls, total / 10,000
- * replay_<N>k_ms  cold resume of a run with N completed operations (N = 1k, 5k, 10k): a holder process runs
- *                 the N no-ops, blocks, and is SIGKILLed; a fresh engine here (warm sandbox) times
- *                 resume() called → outcome settled (recovery, journal load, N replays, completion)
+ * replay_<N>k_ms  cold resume of a run with N completed operations (N = 1k, 5k, 10k; median of 3): a
+ *                 holder process runs the N no-ops, blocks, and is SIGKILLed; a fresh engine here (warm
+ *                 sandbox) times resume() called → outcome settled (recovery, journal load, N replays,
+ *                 completion)
  * run_memory_mb   peak resident-set growth of the host process during one 10,000-op run
  *
  * Targets: launch ≤ 50 ms, per-op ≤ 0.2 ms, replay of 10,000 ≤ 1,000 ms and linear in the count.
  * Extra lines help read those: launch_p90_ms, launch_fsync_ms (fsync time inside one launch),
  * replay_per_op_us (slope between 1k and 10k), replay_10k_setup_ms / _ops_ms / _finish_ms (resume()
  * → first replayed op → last replayed op → outcome), run_memory_control_mb (the same measure for a
- * 1-op run: the sandbox worker and the pool's new spare, which every run costs), run_heap_mb (peak
- * host-isolate heap growth during the 10,000-op run).
+ * 1-op run: what any run costs, the pool's replacement spare worker included), run_heap_mb (peak
+ * host-isolate heap growth during the 10,000-op run), run_retained_mb (host heap still held after the
+ * run and a full GC; needs --expose-gc, which the npm script passes).
  *
  * Run storage goes under BENCH_DIR (default: the OS temp dir); its fsync latency dominates launch.
  * Node runs this file with type stripping; the resolve hook below maps the kernel's relative `.js`
@@ -48,6 +50,8 @@ type Engine = InstanceType<typeof WorkflowEngine>;
 /** Time for a spare sandbox worker to finish its lockdown after the previous one was taken. */
 const WARM_WAIT_MS = Number(process.env['BENCH_WARM_WAIT_MS'] ?? 800);
 const LAUNCHES = 20;
+/** Cold resumes per replay size; the median is reported. */
+const REPLAY_REPEAT = Number(process.env['BENCH_REPLAY_REPEAT'] ?? 3);
 const OPS = 10_000;
 const SESSION = 'bench';
 
@@ -173,9 +177,11 @@ async function benchLaunch(place: Place): Promise<void> {
 
 // ---- op_overhead_ms and run_memory_mb ----------------------------------------------
 
-async function peakGrowth(host: Engine, place: Place, script: string): Promise<{ rss: number; heap: number }> {
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function peakGrowth(host: Engine, place: Place, script: string): Promise<{ rss: number; heap: number; retained: number }> {
   await sleep(WARM_WAIT_MS);
-  (globalThis as { gc?: () => void }).gc?.();
+  gc?.();
   const before = process.memoryUsage();
   let rss = before.rss;
   let heap = before.heapUsed;
@@ -190,7 +196,9 @@ async function peakGrowth(host: Engine, place: Place, script: string): Promise<{
   await sleep(WARM_WAIT_MS);
   clearInterval(sampler);
   sample();
-  return { rss: (rss - before.rss) / 2 ** 20, heap: (heap - before.heapUsed) / 2 ** 20 };
+  gc?.();
+  const retained = process.memoryUsage().heapUsed - before.heapUsed;
+  return { rss: (rss - before.rss) / 2 ** 20, heap: (heap - before.heapUsed) / 2 ** 20, retained: retained / 2 ** 20 };
 }
 
 async function benchOps(place: Place): Promise<void> {
@@ -207,6 +215,7 @@ async function benchOps(place: Place): Promise<void> {
   report('run_memory_mb', run.rss, 'MB');
   report('run_memory_control_mb', control.rss, 'MB');
   report('run_heap_mb', run.heap, 'MB');
+  if (gc) report('run_retained_mb', run.retained, 'MB');
   await host.close();
 }
 
@@ -255,7 +264,9 @@ async function benchReplay(place: Place): Promise<void> {
   await replay(place, 1000); // warm-up
   const figures: [number, ReplayTiming][] = [];
   for (const count of [1000, 5000, 10_000]) {
-    const timing = await replay(place, count);
+    const samples: ReplayTiming[] = [];
+    for (let i = 0; i < REPLAY_REPEAT; i += 1) samples.push(await replay(place, count));
+    const timing = samples.sort((a, b) => a.total - b.total)[Math.floor(samples.length / 2)]!;
     figures.push([count, timing]);
     report(`replay_${count / 1000}k_ms`, timing.total, 'ms');
   }

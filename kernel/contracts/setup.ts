@@ -18,10 +18,14 @@ export interface PreparedAgentSession {
   readonly turnControl?: string;
 }
 
+/** A tool a transport gives its session; `execute` runs in the host when the model calls it. */
 export interface CustomToolDefinition {
   readonly name: string;
   readonly description: string;
+  /** JSON schema of the parameters object. */
   readonly parameters: Readonly<Record<string, JsonValue>>;
+  /** Resolves to the tool's JSON result; a throw is reported to the model as a tool error. */
+  execute(params: JsonValue, signal: AbortSignal): Promise<JsonValue>;
 }
 
 export interface SessionInput {
@@ -31,7 +35,8 @@ export interface SessionInput {
   readonly sessionLabel: string;
   agentDir?: string;
   customTools?: CustomToolDefinition[];
-  resultTool?: CustomToolDefinition;
+  /** A replacement name, description or parameters for `workflow_result`; the transport runs it. */
+  resultTool?: Omit<CustomToolDefinition, 'execute'>;
   systemPromptAppend?: string;
   extensionFactories?: readonly unknown[];
   resourcePolicy?: Readonly<Record<string, JsonValue>>;

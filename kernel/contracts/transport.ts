@@ -36,6 +36,8 @@ export interface WorkflowSession {
 
 export interface AgentTransportContext extends AgentSetupContext {
   readonly prepared: PreparedAgentSession;
+  /** Whether project resources and settings may load (the run's trust decision). */
+  readonly projectTrusted: boolean;
 }
 
 export interface AgentTransport {

@@ -30,7 +30,7 @@ import {
 import { SandboxPool, type SandboxLimits } from '../sandbox/pool.js';
 import { RunExecution, type SegmentOutcome } from './execution.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
-import { loadReplay } from './replay.js';
+import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
 import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { summarize, type StatusSummary } from './status.js';
@@ -78,7 +78,7 @@ export class WorkflowEngine {
   readonly #options: EngineOptions;
   readonly #pool: SandboxPool;
   readonly #primitives: ReadonlyMap<string, PrimitiveDefinition>;
-  readonly #live = new Map<string, RunExecution>();
+  readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle }>();
   /** The session-wide ceiling of active agents, shared by every run of this engine. */
   readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
 
@@ -114,6 +114,21 @@ export class WorkflowEngine {
       projectTrusted: this.#options.projectTrusted ?? false,
       ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
     });
+  }
+
+  /**
+   * A stored source passed preflight at launch, so a preflight failure now
+   * means the registry changed under the run (a function is gone).
+   */
+  #recompile(source: string): ReturnType<typeof preflight> {
+    try {
+      return this.#compile(source);
+    } catch (error) {
+      if (isWorkflowError(error) && error.code === 'INVALID_SYNTAX') {
+        throw new WorkflowError('RESUME_INCOMPATIBLE', `The stored workflow no longer compiles against the loaded extensions (${error.message}); relaunch instead`, error.details);
+      }
+      throw error;
+    }
   }
 
   #compile(source: string): ReturnType<typeof preflight> {
@@ -206,6 +221,9 @@ export class WorkflowEngine {
     fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
       Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
   ): Promise<RunHandle> {
+    // Everything that can refuse the run is checked before its directory exists.
+    const compiled = fields.lineage.length > 0 ? this.#recompile(source) : this.#compile(source);
+    loadLineage(this.root, { cwd, sessionId: this.sessionId, lineage: fields.lineage }, loadingRegistry());
     const runId = newRunId();
     const now = new Date().toISOString();
     const snapshot: RunSnapshot = {
@@ -228,16 +246,25 @@ export class WorkflowEngine {
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistWarnings(runDir, segment);
-    return this.#execute(record, source, settings, segment);
+    return this.#start(record, this.#open(record), compiled.program, settings, segment);
   }
 
-  async #execute(record: RunRecord, source: string, settings: LoadedSettings, segment: Segment): Promise<RunHandle> {
+  /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
+  #open(record: RunRecord): ReplaySource & { release: () => void } {
     const release = acquireRunLock(record.runDir);
+    try {
+      return { ...loadReplay(this.root, record.snapshot, record.runDir, loadingRegistry()), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: string, settings: LoadedSettings, segment: Segment): RunHandle {
+    const { journal, replay, release } = opened;
+    const registry = loadingRegistry();
     let execution: RunExecution;
     try {
-      const compiled = this.#compile(source);
-      const registry = loadingRegistry();
-      const { journal, replay } = loadReplay(this.root, record.snapshot, record.runDir, registry);
       execution = new RunExecution(
         {
           kernel: this.#options.kernel,
@@ -260,13 +287,15 @@ export class WorkflowEngine {
           release();
         },
       );
-      this.#live.set(record.runId, execution);
-      execution.start(compiled.program);
+      execution.start(program);
     } catch (error) {
+      journal.close();
       release();
       throw error;
     }
-    return { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then((outcome) => this.#outcome(record, outcome)) };
+    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then((outcome) => this.#outcome(record, outcome)) };
+    this.#live.set(record.runId, { execution, handle });
+    return handle;
   }
 
   #outcome(record: RunRecord, _segment: SegmentOutcome): RunOutcome {
@@ -295,66 +324,88 @@ export class WorkflowEngine {
     return summarize(this.#find(cwd, runId).snapshot, this.#live.has(runId));
   }
 
+  /** This session's runs of the project whose snapshots are readable; a corrupt one never hides the rest. */
+  #runs(cwd: string): { runId: string; runDir: string; snapshot: RunSnapshot }[] {
+    return listRuns(this.root, cwd, this.sessionId).flatMap((entry) => {
+      if (entry.error) return [];
+      try {
+        return [{ runId: entry.runId, runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, entry.runDir) }];
+      } catch {
+        return [];
+      }
+    });
+  }
+
   list(cwd: string): readonly StatusSummary[] {
-    return listRuns(this.root, cwd, this.sessionId)
-      .filter((entry) => !entry.error)
-      .map((entry) => summarize(parseSnapshot(entry.snapshot, entry.runDir), this.#live.has(entry.runId)));
+    return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
+  }
+
+  /** An active run whose host is gone becomes `interrupted`; false when a live process owns it. */
+  #recover(runDir: string, snapshot: RunSnapshot): boolean {
+    let release: () => void;
+    try {
+      release = acquireRunLock(runDir);
+    } catch {
+      return false;
+    }
+    try {
+      new RunRecord(runDir, snapshot, this.#emit).transition('interrupted');
+      return true;
+    } finally {
+      release();
+    }
   }
 
   /** Active runs of this session left behind by a dead host become `interrupted`. */
   recoverInterrupted(cwd: string): string[] {
-    const recovered: string[] = [];
-    for (const entry of listRuns(this.root, cwd, this.sessionId)) {
-      if (entry.error || this.#live.has(entry.runId)) continue;
-      const snapshot = parseSnapshot(entry.snapshot, entry.runDir);
-      if (!ACTIVE_STATES.has(snapshot.state)) continue;
-      let release: () => void;
-      try {
-        release = acquireRunLock(entry.runDir);
-      } catch {
-        continue; // another live process owns it
-      }
-      try {
-        new RunRecord(entry.runDir, snapshot, this.#emit).transition('interrupted');
-        recovered.push(entry.runId);
-      } finally {
-        release();
-      }
-    }
-    return recovered;
+    return this.#runs(cwd)
+      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && this.#recover(entry.runDir, entry.snapshot))
+      .map((entry) => entry.runId);
   }
 
   async resume(cwd: string, runId: string, options: { expectedState?: string } = {}): Promise<RunHandle> {
-    if (this.#live.has(runId)) {
-      const live = this.#live.get(runId)!;
-      live.cancelPause();
+    const live = this.#live.get(runId);
+    if (live) {
+      this.#own(cwd, runId);
+      // Resuming a pausing run cancels the pause (spec: pausing → running).
+      if (live.execution.state === 'pausing') {
+        live.execution.cancelPause();
+        return live.handle;
+      }
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is already executing`, { runId });
     }
     let { runDir, snapshot } = this.#own(cwd, runId);
     if (options.expectedState !== undefined && options.expectedState !== snapshot.state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}, not ${options.expectedState}`, { state: snapshot.state });
     }
-    if (snapshot.identityVersion !== IDENTITY_VERSION) {
-      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} has identity version ${snapshot.identityVersion}; version ${IDENTITY_VERSION} is required. Relaunch instead`);
-    }
+    checkIdentity(runId, snapshot);
     if (ACTIVE_STATES.has(snapshot.state)) {
-      const owner = readRunLock(runDir);
-      if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
-        throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is executing in process ${owner.pid}`);
+      if (!this.#recover(runDir, snapshot)) {
+        const owner = readRunLock(runDir);
+        throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is executing in process ${owner?.pid ?? '(unknown)'}`, { pid: owner?.pid ?? null });
       }
-      this.recoverInterrupted(cwd);
       snapshot = parseSnapshot(readSnapshot(runDir), runDir);
     }
     if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
+    const source = readRunSource(runDir);
+    const compiled = this.#recompile(source);
     const settings = await this.#settings(cwd);
     const segment = await this.#segment('resume', cwd, settings, snapshot);
     const record = new RunRecord(runDir, snapshot, this.#emit);
-    for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
-    persistWarnings(runDir, segment);
-    record.transition('running');
-    return this.#execute(record, readRunSource(runDir), settings, segment);
+    // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
+    const opened = this.#open(record);
+    try {
+      for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
+      persistWarnings(runDir, segment);
+      record.transition('running');
+    } catch (error) {
+      opened.journal.close();
+      opened.release();
+      throw error;
+    }
+    return this.#start(record, opened, compiled.program, settings, segment);
   }
 
   async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {
@@ -364,12 +415,9 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
     }
     if (state !== 'failed') throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
+    checkIdentity(runId, source.snapshot);
     const lineage = [runId, ...source.snapshot.lineage];
-    const busy = listRuns(this.root, cwd, this.sessionId).find((entry) => {
-      if (entry.error) return false;
-      const other = parseSnapshot(entry.snapshot, entry.runDir);
-      return !TERMINAL_RUN_STATES.has(other.state) && other.lineage.some((id) => lineage.includes(id));
-    });
+    const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#settings(cwd);
@@ -387,23 +435,24 @@ export class WorkflowEngine {
     });
   }
 
+  /** Cooperative pause of a run executing in this engine (so of this session). */
   pause(runId: string): void {
     const live = this.#live.get(runId);
     if (!live) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is not executing in this session`);
-    live.pause();
+    live.execution.pause();
   }
 
   async stop(cwd: string, runId: string): Promise<StopResult> {
-    const live = this.#live.get(runId);
-    if (live) {
-      await live.stop();
-      return { stopped: true };
-    }
     let found: { runDir: string; snapshot: RunSnapshot };
     try {
       found = this.#own(cwd, runId);
     } catch {
       return { stopped: false, reason: 'unknown_run' };
+    }
+    const live = this.#live.get(runId);
+    if (live) {
+      await live.execution.stop();
+      return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
     let release: () => void;
@@ -423,8 +472,8 @@ export class WorkflowEngine {
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */
   respond(cwd: string, runId: string, name: string, approved: boolean): { runId: string; name: string; decision: 'approved' | 'rejected'; delivered: boolean } {
     const decision = approved ? 'approved' : 'rejected';
-    if (this.#live.get(runId)?.respond(name, approved)) return { runId, name, decision, delivered: true };
     const { runDir, snapshot } = this.#own(cwd, runId);
+    if (this.#live.get(runId)?.execution.respond(name, approved)) return { runId, name, decision, delivered: true };
     const checkpoint = snapshot.checkpoints[name];
     if (!checkpoint || checkpoint.state !== 'awaiting') {
       throw new WorkflowError('INVALID_METADATA', `Run ${runId} has no checkpoint "${name}" awaiting a decision`, { name });
@@ -439,18 +488,31 @@ export class WorkflowEngine {
   }
 
   deleteRun(cwd: string, runId: string): void {
-    if (this.#live.has(runId)) throw new WorkflowError('INVALID_METADATA', `Run ${runId} is executing; stop it first`);
+    if (this.#live.has(runId)) throw new WorkflowError('INVALID_METADATA', `Run ${runId} is executing; stop it first`, { reason: 'active' });
     deleteRun(this.root, cwd, runId, { isDeletable: isDeletableSnapshot });
   }
 
   deleteRuns(cwd: string, runIds: readonly string[]): DeleteResult {
-    return deleteRuns(this.root, cwd, runIds.filter((id) => !this.#live.has(id)), { isDeletable: isDeletableSnapshot });
+    const live = runIds.filter((id) => this.#live.has(id));
+    const result = deleteRuns(this.root, cwd, runIds.filter((id) => !this.#live.has(id)), { isDeletable: isDeletableSnapshot });
+    return {
+      deleted: result.deleted,
+      skipped: [...live.map((runId) => ({ runId, reason: 'active' as const, message: `run ${runId} is executing; stop it first` })), ...result.skipped],
+    };
   }
 
   /** Interrupts what still executes (the host is going away) and frees the sandbox. */
   async close(): Promise<void> {
-    await Promise.all([...this.#live.values()].map((execution) => execution.interrupt()));
+    await Promise.all([...this.#live.values()].map((live) => live.execution.interrupt()));
     await this.#pool.close();
+  }
+}
+
+function checkIdentity(runId: string, snapshot: RunSnapshot): void {
+  if (snapshot.identityVersion !== IDENTITY_VERSION) {
+    throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} has identity version ${snapshot.identityVersion}; version ${IDENTITY_VERSION} is required. Relaunch instead`, {
+      identityVersion: snapshot.identityVersion,
+    });
   }
 }
 
@@ -463,15 +525,6 @@ function persistWarnings(runDir: string, segment: Segment): void {
 function isDeletableSnapshot(snapshot: unknown): boolean {
   const state = (snapshot as { state?: RunState } | undefined)?.state;
   return state !== undefined && TERMINAL_RUN_STATES.has(state);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function resumeGuidance(runId: string, state: RunState): string {

@@ -22,11 +22,12 @@ import type { RunRecord } from './run-record.js';
 import { appendCallRecord, appendRunEvent, LOG_LIMIT_BYTES, prefix, RECORDED_PREFIX_BYTES } from './run-log.js';
 import { parseShellArgs, runShell } from './ops/shell.js';
 import { parseAgentArgs } from './ops/agent-options.js';
-import { runAgent, type AgentRunEnv } from './ops/agent-runner.js';
-import { thawConfiguration } from './ops/agent-config.js';
+import { runRecorded, type AgentRunEnv } from './ops/agent-runner.js';
+import { thawConfiguration, type FrozenAgentConfiguration } from './ops/agent-config.js';
 import { admit, Slots } from './scheduler.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
+import type { RunState } from '../states.js';
 import type { Segment } from './segment.js';
 
 export interface ExecutionEnv {
@@ -98,6 +99,10 @@ export class RunExecution implements FunctionHost {
     const { runId, sessionId, cwd, workflow, args } = record.snapshot;
     this.run = Object.freeze({ runId, sessionId, cwd, workflow: Object.freeze({ ...workflow }), args: deepFreeze(structuredClone(args)), signal: this.#abort.signal });
     this.finished = new Promise((resolve) => (this.#settle = resolve));
+  }
+
+  get state(): RunState {
+    return this.#record.snapshot.state;
   }
 
   get settings(): Readonly<Record<string, JsonValue>> {
@@ -336,10 +341,27 @@ export class RunExecution implements FunctionHost {
     });
   }
 
-  #agentEnv(agentId: string, path: readonly string[], handle: boolean): AgentRunEnv {
+  /**
+   * The runner's view of this run for one agent. A nested child (`parentId`)
+   * keeps its prepared configuration in memory only: it is reused by its own
+   * retries, and a rerun parent prepares its children afresh.
+   */
+  #agentEnv(agentId: string, path: readonly string[], label: string, handle: boolean, parentId?: string): AgentRunEnv {
     const record = this.#record;
     const breadcrumb = this.#breadcrumb(path);
-    const summary = (label: string, attempts: number, usage: AgentUsage) => ({ id: agentId, label, path: [...path], breadcrumb, attempts, usage, lastActivity: new Date().toISOString() });
+    const childConfigs = new Map<string, FrozenAgentConfiguration>();
+    const summary = (label: string, attempts: number, usage: AgentUsage) => ({
+      id: agentId,
+      label,
+      path: [...path],
+      breadcrumb,
+      ...(parentId === undefined ? {} : { parentId }),
+      attempts,
+      usage,
+      lastActivity: new Date().toISOString(),
+    });
+    let current = { label, attempts: 0, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } as AgentUsage };
+    record.setAgent({ ...summary(label, 0, current.usage), state: 'queued' });
     return {
       kernel: this.#env.kernel,
       segment: this.#env.segment,
@@ -349,15 +371,19 @@ export class RunExecution implements FunctionHost {
       projectTrusted: this.#env.projectTrusted,
       settings: this.#env.extensionSettings,
       frozen: (key) => {
+        if (parentId !== undefined) return childConfigs.get(key);
         const stored = record.snapshot.agentConfigurations[key];
         return stored === undefined ? undefined : thawConfiguration(stored, key);
       },
-      freeze: (key, config) =>
+      freeze: (key, config) => {
+        if (parentId !== undefined) return void childConfigs.set(key, config);
         record.update((draft) => {
           draft.agentConfigurations = { ...draft.agentConfigurations, [key]: config as unknown as JsonValue };
-        }),
+        });
+      },
       admit: (signal) => admit(this.#runSlots, this.#env.agentSlots, signal),
       onAttempt: (attempt, label, usage) => {
+        current = { label, attempts: attempt, usage };
         if (attempt > 1) record.setAgent({ ...summary(label, attempt, usage), state: 'retrying' });
         record.setAgent({ ...summary(label, attempt, usage), state: 'running' });
       },
@@ -367,6 +393,15 @@ export class RunExecution implements FunctionHost {
           draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
         }),
       ...(handle ? { handleSessions: this.#handleSessions } : {}),
+      forChild: (childId) => this.#agentEnv(childId, path, childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), false, agentId),
+      waiting: (waiting) => {
+        if (!this.#ended) record.setAgent({ ...summary(current.label, current.attempts, current.usage), state: waiting ? 'waiting_for_child' : 'running' });
+      },
+      finished: (state, usage) => {
+        // A stopped run persisted its state already; its agents stay as they were.
+        if (this.#ended) return;
+        record.setAgent({ ...summary(current.label, Math.max(current.attempts, state === 'completed' ? 1 : 0), usage ?? current.usage), state });
+      },
     };
   }
 
@@ -378,21 +413,10 @@ export class RunExecution implements FunctionHost {
       (record) => (record.kind === 'agent' ? record.value : this.#mismatch(record, 'agent')),
       async (key, occurrence) => {
         const label = options.label ?? handle?.name ?? options.model ?? 'agent';
-        const summary = { id: key, label, path: [...scope], breadcrumb: this.#breadcrumb(scope), usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
-        this.#record.setAgent({ ...summary, attempts: 0, state: 'queued', lastActivity: new Date().toISOString() });
         const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
-        try {
-          const { value, usage } = await runAgent(this.#agentEnv(key, scope, handle !== undefined), { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
-          const latest = this.#record.snapshot.agents[key];
-          this.#record.setAgent({ ...summary, label: latest?.label ?? label, attempts: latest?.attempts ?? 1, usage, state: 'completed', lastActivity: new Date().toISOString() });
-          return { value, body: { kind: 'agent', value, usage } };
-        } catch (error) {
-          if (!this.#ended) {
-            const latest = this.#record.snapshot.agents[key];
-            this.#record.setAgent({ ...summary, label: latest?.label ?? label, attempts: latest?.attempts ?? 0, usage: latest?.usage ?? summary.usage, state: this.#abort.signal.aborted ? 'cancelled' : 'failed', lastActivity: new Date().toISOString() });
-          }
-          throw error;
-        }
+        const env = this.#agentEnv(key, scope, label, handle !== undefined);
+        const { value, usage } = await runRecorded(env, { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
+        return { value, body: { kind: 'agent', value, usage } };
       },
     );
   }
@@ -449,7 +473,7 @@ export class RunExecution implements FunctionHost {
   #phase(scope: Scope, args: readonly JsonValue[]): void {
     const [name] = args;
     if (typeof name !== 'string' || name.trim() === '') throw new WorkflowError('INVALID_METADATA', 'phase needs a non-empty name');
-    this.#record.setPhase(name);
+    if (!this.#record.setPhase(name)) return;
     appendRunEvent(this.#record.runDir, { at: new Date().toISOString(), type: 'phase', phase: name, path: [...scope] });
   }
 

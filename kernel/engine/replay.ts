@@ -21,19 +21,34 @@ function add(replay: Map<string, JournalRecord>, records: readonly unknown[]): v
   });
 }
 
-/** Must be called while holding the run lock: opening the journal drops a torn last record. */
-export function loadReplay(root: string, snapshot: RunSnapshot, runDir: string, registry: WorkflowRegistryApi): ReplaySource {
+function checkFunctions(replay: ReadonlyMap<string, JournalRecord>, registry: WorkflowRegistryApi): void {
+  for (const record of replay.values()) {
+    if (record.kind === 'function' && !registry.getFunction(record.name)) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `The run used workflow function "${record.name}", which is no longer registered; relaunch instead`, { name: record.name });
+    }
+  }
+}
+
+/** The ancestors' completed operations; read-only, so it needs no lock. */
+export function loadLineage(root: string, snapshot: Pick<RunSnapshot, 'cwd' | 'sessionId' | 'lineage'>, registry: WorkflowRegistryApi): Map<string, JournalRecord> {
   const replay = new Map<string, JournalRecord>();
   for (const ancestor of [...snapshot.lineage].reverse()) {
     add(replay, readJournal(runDirectory(root, snapshot.cwd, snapshot.sessionId, ancestor)));
   }
+  checkFunctions(replay, registry);
+  return replay;
+}
+
+/** Must be called while holding the run lock: opening the journal drops a torn last record. */
+export function loadReplay(root: string, snapshot: RunSnapshot, runDir: string, registry: WorkflowRegistryApi): ReplaySource {
+  const replay = loadLineage(root, snapshot, registry);
   const journal = openJournal(runDir, { fsync: false });
-  add(replay, journal.records);
-  for (const record of replay.values()) {
-    if (record.kind === 'function' && !registry.getFunction(record.name)) {
-      journal.close();
-      throw new WorkflowError('RESUME_INCOMPATIBLE', `The run used workflow function "${record.name}", which is no longer registered; relaunch instead`, { name: record.name });
-    }
+  try {
+    add(replay, journal.records);
+    checkFunctions(replay, registry);
+  } catch (error) {
+    journal.close();
+    throw error;
   }
   return { journal, replay };
 }

@@ -99,12 +99,14 @@ export class RunRecord {
     });
   }
 
-  setPhase(phase: string): void {
-    if (this.#snapshot.phase === phase) return;
+  /** True when the phase changed (and was persisted and announced). */
+  setPhase(phase: string): boolean {
+    if (this.#snapshot.phase === phase) return false;
     this.update((draft) => {
       draft.phase = phase;
     });
     this.emit({ type: WORKFLOW_PHASE_CHANGED_EVENT, ...this.base(), phase });
+    return true;
   }
 
   setCheckpoint(name: string, record: CheckpointRecord): void {

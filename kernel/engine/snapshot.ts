@@ -32,6 +32,8 @@ export interface AgentSummary {
   readonly path: readonly string[];
   /** Registered-function breadcrumbs for display (`review`, `review#2`, an invoke label). */
   readonly breadcrumb?: readonly string[];
+  /** The agent that spawned this nested child. */
+  readonly parentId?: string;
   readonly lastActivity: string;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number };
 }
@@ -127,6 +129,7 @@ const SNAPSHOT_SCHEMA = {
           attempts: { type: 'integer', minimum: 0 },
           path: { type: 'array', items: { type: 'string' } },
           breadcrumb: { type: 'array', items: { type: 'string' } },
+          parentId: { type: 'string' },
           lastActivity: { type: 'string' },
           usage: {
             type: 'object',

@@ -234,7 +234,8 @@ port.on('message', (raw: string) => {
     const error = message.error ?? { message: 'unknown host error' };
     waiter.reject(workflowError(error.code ?? 'INTERNAL_ERROR', error.message, error.details as Record<string, unknown> | undefined));
   }
-  scheduleStallCheck();
+  // Only a script with nothing left in flight can be stuck; checking after every reply costs a macrotask each.
+  if (pending.size === 0) scheduleStallCheck();
 });
 
 post({ t: 'ready' });

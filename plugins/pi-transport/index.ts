@@ -26,4 +26,3 @@ export { RESULT_TOOL_NAME, createResultTool, type ResultToolOptions } from './re
 export { resolveModel, modelReferenceCandidates, THINKING_LEVELS, type ModelReference, type ResolvedModel } from './models.js';
 export { PiWorkflowSession, ProgressChannel } from './session.js';
 export { sessionStats } from './stats.js';
-export type { ExecutableCustomTool } from './custom-tools.js';

@@ -21,7 +21,7 @@ export const RESULT_TOOL_NAME = 'workflow_result';
 export interface ResultToolOptions {
   readonly outputSchema?: JsonSchema | undefined;
   /** `SessionInput.resultTool`: a setup hook's replacement name, description or parameters. */
-  readonly override?: CustomToolDefinition | undefined;
+  readonly override?: Omit<CustomToolDefinition, 'execute'> | undefined;
   /** Whether the current prompt already has its result. */
   readonly hasResult: () => boolean;
   /** Called with the first valid submission of a prompt. */
@@ -36,8 +36,6 @@ interface ResultShape {
   readonly unwrap: (params: Record<string, unknown>) => unknown;
 }
 
-const ajv = createAjv({ strict: false });
-
 const DEFAULT_SCHEMA = {
   type: 'object',
   properties: { result: { type: 'string', description: 'Your final answer.' } },
@@ -45,7 +43,7 @@ const DEFAULT_SCHEMA = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
-function resultShape(outputSchema: JsonSchema | undefined, override: CustomToolDefinition | undefined): ResultShape {
+function resultShape(outputSchema: JsonSchema | undefined, override: Omit<CustomToolDefinition, 'execute'> | undefined): ResultShape {
   if (override !== undefined) return { parameters: override.parameters, valueSchema: override.parameters, unwrap: (params) => params };
   if (outputSchema === undefined) return { parameters: DEFAULT_SCHEMA, valueSchema: DEFAULT_SCHEMA, unwrap: (params) => params };
   if (outputSchema['type'] === 'object') return { parameters: outputSchema, valueSchema: outputSchema, unwrap: (params) => params };
@@ -56,9 +54,10 @@ function resultShape(outputSchema: JsonSchema | undefined, override: CustomToolD
   };
 }
 
+/** A validator of its own per tool: a schema's `$id` may come back in every attempt. */
 function compile(schema: Readonly<Record<string, JsonValue>>): ValidateFunction {
   try {
-    return ajv.compile(schema);
+    return createAjv({ strict: false }).compile(schema);
   } catch (error) {
     throw new WorkflowError('INVALID_SCHEMA', `the agent outputSchema cannot be compiled: ${messageOf(error)}`, undefined, { cause: error });
   }

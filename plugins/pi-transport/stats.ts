@@ -2,8 +2,6 @@
 import type { AgentSession } from '@earendil-works/pi-coding-agent';
 import type { SessionStats } from '../../kernel/contracts/transport.js';
 
-export const ZERO_STATS: SessionStats = Object.freeze({ inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 });
-
 /** Input and output tokens exclude cache reads and writes (spec 1 "Budgets" 2); turns are assistant responses. */
 export function sessionStats(session: AgentSession): SessionStats {
   const stats = session.getSessionStats();

@@ -2,18 +2,18 @@
  * The Pi `AgentTransport`: each attempt is a fresh in-process Pi session
  * built with the SDK from the user's agent dir (models.json, auth.json,
  * settings, extensions) and kept in memory; the engine persists only the
- * transport-neutral reference `{ transport: 'pi', sessionId }`.
+ * transport-neutral reference `{ transport: 'pi', sessionId }`. Services come
+ * first, so a model from an extension's provider resolves like a built-in one.
  */
 import path from 'node:path';
-import { SessionManager, createAgentSession, type AgentSession, type SessionStartEvent, type ToolDefinition } from '@earendil-works/pi-coding-agent';
+import { SessionManager, createAgentSessionFromServices, type SessionStartEvent, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/contracts/transport.js';
 import type { SessionInput } from '../../kernel/contracts/setup.js';
 import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/errors.js';
 import { resolveAgentDir } from '../../kernel/settings/paths.js';
 import { customPiTools } from './custom-tools.js';
-import { createModelRuntime } from './inventory.js';
 import { resolveModel, type ResolvedModel } from './models.js';
-import { loadSessionResources } from './resources.js';
+import { createSessionServices } from './resources.js';
 import { createResultTool } from './result-tool.js';
 import { PiWorkflowSession, ProgressChannel } from './session.js';
 
@@ -56,18 +56,18 @@ function allowedTools(tools: readonly string[], own: readonly ToolDefinition[]):
 }
 
 async function createPiSession(input: SessionInput, context: AgentTransportContext, options: PiTransportOptions): Promise<WorkflowSession> {
-  const agentDir = path.resolve(input.agentDir ?? options.agentDir ?? resolveAgentDir());
-  const modelRuntime = await createModelRuntime(agentDir, context.signal);
-  const resolved: ResolvedModel | undefined = input.model === '' ? undefined : resolveModel(modelRuntime, input.model);
   const { prepared } = context;
-  const { settingsManager, resourceLoader } = await loadSessionResources({
+  const services = await createSessionServices({
     cwd: input.cwd,
-    agentDir,
-    projectTrusted: options.projectTrusted,
+    agentDir: path.resolve(input.agentDir ?? options.agentDir ?? resolveAgentDir()),
+    // The run's trust decision wins; the plugin option serves transports used outside a run.
+    projectTrusted: context.projectTrusted ?? options.projectTrusted,
     systemPrompt: prepared.systemPrompt,
     systemPromptAppend: input.systemPromptAppend ?? prepared.systemPromptAppend,
     extensionFactories: input.extensionFactories,
+    signal: context.signal,
   });
+  const resolved: ResolvedModel | undefined = input.model === '' ? undefined : resolveModel(services.modelRuntime, input.model);
   const channel = new ProgressChannel();
   const resultTool = createResultTool({
     outputSchema: input.options.outputSchema,
@@ -78,32 +78,24 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
   const excludeTools = prepared.excludeTools.filter((name) => name !== resultTool.name);
   const customTools = [resultTool, ...customPiTools(input.customTools, excludeTools)];
   const tools = allowedTools(input.tools, customTools);
-  const { session } = await createAgentSession({
-    cwd: input.cwd,
-    agentDir,
-    modelRuntime,
+  const { session } = await createAgentSessionFromServices({
+    services,
+    sessionManager: SessionManager.inMemory(input.cwd),
+    sessionStartEvent: startEvent(context.settings),
     ...(resolved === undefined ? {} : { model: resolved.model }),
     ...(resolved?.thinkingLevel === undefined ? {} : { thinkingLevel: resolved.thinkingLevel }),
     ...(tools === undefined ? {} : { tools }),
     excludeTools,
     customTools,
-    resourceLoader,
-    settingsManager,
-    sessionManager: SessionManager.inMemory(input.cwd),
-    sessionStartEvent: startEvent(context.settings),
   });
   try {
     if (session.model === undefined) {
-      throw new WorkflowError('UNKNOWN_MODEL', 'the agent names no model and the Pi agent dir has no default model', { agentDir });
+      throw new WorkflowError('UNKNOWN_MODEL', 'the agent names no model and the Pi agent dir has no default model', { agentDir: services.agentDir });
     }
     await session.bindExtensions({ mode: 'print' });
   } catch (error) {
     session.dispose();
     throw error;
   }
-  return startedSession(session, channel, resultTool.name, prepared.turnControl);
-}
-
-function startedSession(native: AgentSession, channel: ProgressChannel, resultToolName: string, turnControl: string | undefined): WorkflowSession {
-  return new PiWorkflowSession({ native, channel, resultToolName, turnControl });
+  return new PiWorkflowSession({ native: session, channel, resultToolName: resultTool.name, turnControl: prepared.turnControl });
 }

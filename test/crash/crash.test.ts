@@ -30,10 +30,10 @@ import { parseSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { ChildConfig } from './child.js';
 
-/** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 24). */
+/** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 20). */
 const SEEDS = process.env['CRASH_SEED']
   ? [Number(process.env['CRASH_SEED'])]
-  : Array.from({ length: Number(process.env['CRASH_SEEDS'] ?? 24) }, (_, index) => 1000 + index * 7919);
+  : Array.from({ length: Number(process.env['CRASH_SEEDS'] ?? 20) }, (_, index) => 1000 + index * 7919);
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 const CHILD_TIMEOUT_MS = 30_000;
 const SESSION = 'crash';

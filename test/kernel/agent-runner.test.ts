@@ -11,7 +11,8 @@ import { createHarness, readJsonLines, waitFor } from '../support/engine-harness
 import { createKernel } from '../../kernel/kernel.js';
 import { WorkflowEngine } from '../../kernel/engine/engine.js';
 import { extensionHooksPlugin } from '../../plugins/extension-hooks/index.js';
-import { echoTransportPlugin, type EchoCall } from '../support/echo-transport.js';
+import { echoTransportPlugin, type EchoCall, type EchoSession } from '../support/echo-transport.js';
+import type { JsonValue } from '../../kernel/json.js';
 import { registerWorkflowExtension, resetWorkflowRegistry } from '../../kernel/registry/index.js';
 
 const h = createHarness();
@@ -214,5 +215,62 @@ describe('records', () => {
     expect(existsSync(join(outcome.runDir, 'system-prompts.json'))).toBe(false);
     expect(readJsonLines(join(outcome.runDir, 'journal.jsonl')).map((record) => record['kind'])).toEqual(['agent']);
     expect(readFileSync(join(outcome.runDir, 'snapshot.json'), 'utf8')).not.toContain('echo:x');
+  });
+});
+
+describe('nested agents', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wf-nested-'));
+  let answer: (prompt: string, session: EchoSession) => JsonValue | Promise<JsonValue> = (prompt) => ({ result: prompt });
+  const calls: EchoCall[] = [];
+  const kernel = createKernel({ plugins: [echoTransportPlugin({ calls, answer: (prompt, session) => answer(prompt, session) })] });
+  const engine = new WorkflowEngine({ kernel, sessionId: 'nested', root: join(dir, 'root'), agentDir: join(dir, 'agent'), home: dir });
+  afterAll(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const tool = (session: EchoSession, name: string) => session.tools.find((candidate) => candidate.name === name)!;
+
+  it('spawns children with the agent tool and collects each result once', async () => {
+    answer = async (prompt, session) => {
+      if (prompt !== 'lead') return { result: `child did ${prompt}` };
+      const first = (await tool(session, 'agent').execute({ prompt: 'a', label: 'scout' }, session.signal)) as { id: string };
+      const second = (await tool(session, 'agent').execute({ prompt: 'b', label: 'scout' }, session.signal)) as { id: string };
+      const one = (await tool(session, 'get_subagent_result').execute({ id: first.id }, session.signal)) as { result: string };
+      const two = (await tool(session, 'get_subagent_result').execute({ id: second.id }, session.signal)) as { result: string };
+      const again = await tool(session, 'get_subagent_result').execute({ id: first.id }, session.signal).catch((error: { code: string }) => error.code);
+      return { result: JSON.stringify([first.id, second.id, one.result, two.result, again]) };
+    };
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const run = await engine.launch({ name: 'nested', cwd, script: `return await agent('lead', { label: 'lead' });` });
+    const outcome = await run.outcome;
+    expect(outcome.state).toBe('completed');
+    const [firstId, secondId, one, two, again] = JSON.parse(String(outcome.value)) as string[];
+    expect(firstId).toMatch(/^child:.+\/spawn:1\/scout#0$/);
+    expect(secondId).toMatch(/^child:.+\/spawn:2\/scout#1$/);
+    expect([one, two, again]).toEqual(['child did a', 'child did b', 'AGENT_RESULT_COLLECTED']);
+    const agents = Object.values(JSON.parse(readFileSync(join(run.runDir, 'snapshot.json'), 'utf8')).agents as Record<string, { id: string; state: string; parentId?: string; usage: { inputTokens: number } }>);
+    const lead = agents.find((agent) => agent.parentId === undefined)!;
+    expect(agents.filter((agent) => agent.parentId === lead.id).map((agent) => agent.state)).toEqual(['completed', 'completed']);
+    // The parent's usage includes its descendants: 10 input tokens per echo session.
+    expect(lead.usage.inputTokens).toBe(30);
+  });
+
+  it('reports a failed child with a core code and cancels children nobody collected', async () => {
+    let cancelled = false;
+    answer = async (prompt, session) => {
+      if (prompt === 'bad') return { nope: true };
+      if (prompt === 'forever') {
+        await new Promise((_resolve, reject) => session.signal.addEventListener('abort', () => ((cancelled = true), reject(new Error('aborted')))));
+      }
+      if (prompt !== 'lead') return { result: prompt };
+      const bad = (await tool(session, 'agent').execute({ prompt: 'bad' }, session.signal)) as { id: string };
+      await tool(session, 'agent').execute({ prompt: 'forever' }, session.signal);
+      const code = await tool(session, 'get_subagent_result').execute({ id: bad.id }, session.signal).catch((error: { code: string }) => error.code);
+      return { result: String(code) };
+    };
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const outcome = await (await engine.launch({ name: 'nested-fail', cwd, script: `return await agent('lead');` })).outcome;
+    expect(outcome.value).toBe('AGENT_FAILED');
+    await waitFor(() => cancelled, 3000, 'the uncollected child to be cancelled');
   });
 });

@@ -32,6 +32,9 @@ describe('agent.create and handle.send', () => {
       ['turn one', 'Developer'],
       ['turn two', 'Developer'],
     ]);
+    // The second turn continues the first turn's session (its transcript).
+    expect(h.calls[1]!.session).toBe(h.calls[0]!.session);
+    expect(h.calls.map((call) => call.turn)).toEqual([1, 2]);
     const journal = h.journal(outcome.runDir);
     expect(journal.map((record) => record.kind)).toEqual(['agent', 'agent']);
     expect(journal.map((record) => record.key as string).every((key) => key.includes('@dev#'))).toBe(true);

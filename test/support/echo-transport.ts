@@ -3,7 +3,7 @@
  * submitting a result derived from its prompt. For kernel unit tests only;
  * the real Pi transport has its own end-to-end tests.
  */
-import type { AgentTransport, KernelPlugin, SessionProgress, WorkflowSession } from '../../kernel/index.js';
+import type { AgentTransport, CustomToolDefinition, KernelPlugin, SessionProgress, WorkflowSession } from '../../kernel/index.js';
 import type { JsonValue } from '../../kernel/json.js';
 
 export interface EchoCall {
@@ -16,9 +16,17 @@ export interface EchoCall {
   readonly turn: number;
 }
 
+export interface EchoSession {
+  readonly tools: readonly CustomToolDefinition[];
+  readonly signal: AbortSignal;
+}
+
 export interface EchoTransportOptions {
-  /** Computes the submitted value; default `{ result: 'echo:' + prompt }`. */
-  readonly answer?: (prompt: string) => JsonValue | Promise<JsonValue>;
+  /**
+   * Computes the submitted value; default `{ result: 'echo:' + prompt }`. It
+   * may call the session's custom tools (nested `agent`, `get_subagent_result`).
+   */
+  readonly answer?: (prompt: string, session: EchoSession) => JsonValue | Promise<JsonValue>;
   readonly calls?: EchoCall[];
 }
 
@@ -32,10 +40,12 @@ export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelP
       const listeners = new Set<(progress: SessionProgress) => void>();
       let state: 'idle' | 'running' | 'disposed' = 'idle';
       let aborted = false;
+      const abort = new AbortController();
       const session: WorkflowSession = {
         reference: { transport: 'echo', label: input.sessionLabel },
         state: () => state,
-        stats: () => ({ inputTokens: 10, outputTokens: 5, costUsd: 0.001, turns: 1 }),
+        // Cumulative like a real session: 10 input and 5 output tokens per turn.
+        stats: () => ({ inputTokens: 10 * turns, outputTokens: 5 * turns, costUsd: 0.001 * turns, turns }),
         subscribe(listener) {
           listeners.add(listener);
           return () => listeners.delete(listener);
@@ -43,7 +53,8 @@ export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelP
         async prompt(text) {
           state = 'running';
           options.calls?.push({ prompt: text, model: input.model, label: input.sessionLabel, session: id, turn: ++turns });
-          const value = await (options.answer ?? ((prompt: string) => ({ result: `echo:${prompt}` })))(text);
+          const answer = options.answer ?? ((prompt: string) => ({ result: `echo:${prompt}` }));
+          const value = await answer(text, { tools: input.customTools ?? [], signal: abort.signal });
           if (aborted) throw new Error('aborted');
           for (const listener of listeners) listener({ type: 'result', value });
           state = 'idle';
@@ -51,6 +62,7 @@ export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelP
         async steer() {},
         async abort() {
           aborted = true;
+          abort.abort();
         },
         async dispose() {
           state = 'disposed';

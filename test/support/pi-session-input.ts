@@ -39,6 +39,7 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
     identity: { structuralPath: ['agent:0'], callSite: 'agent:0', occurrence: 1 },
     attempt: 1,
     signal,
+    projectTrusted: true,
     prepared: {
       model: spec.model,
       tools,

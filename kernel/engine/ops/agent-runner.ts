@@ -17,6 +17,7 @@ import type { Segment } from '../segment.js';
 import { recordSystemPrompt } from '../system-prompts.js';
 import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } from './agent-config.js';
 import { initialPreparation } from './agent-options.js';
+import { ChildAgents } from './nested-agents.js';
 
 export interface AgentRequest {
   readonly prompt: string;
@@ -46,9 +47,29 @@ export interface AgentRunEnv {
    * the transcript; absent for one-shot agents. The segment disposes them.
    */
   readonly handleSessions?: Map<string, WorkflowSession>;
+  /** The environment of a nested child of this agent. */
+  forChild(agentId: string): AgentRunEnv;
+  /** The agent waits on a child (true) or works again (false). */
+  waiting(waiting: boolean): void;
+  /** Records the call's final agent state. */
+  finished(state: 'completed' | 'failed' | 'cancelled', usage?: AgentUsage): void;
 }
 
-const schemaAjv = createAjv({ strict: false });
+/** One validator per distinct schema: a shared instance would refuse a second schema with the same `$id`. */
+const validators = new Map<string, ReturnType<ReturnType<typeof createAjv>['compile']>>();
+function validatorFor(schema: object) {
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    try {
+      validate = createAjv({ strict: false }).compile(schema);
+    } catch (error) {
+      throw new WorkflowError('INVALID_SCHEMA', `the agent outputSchema cannot be compiled: ${messageOf(error)}`);
+    }
+    validators.set(key, validate);
+  }
+  return validate;
+}
 const ZERO: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
 
 function add(a: AgentUsage, b: AgentUsage): AgentUsage {
@@ -86,7 +107,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
 function checkResult(value: JsonValue | undefined, options: AgentCallOptions): JsonValue {
   if (value === undefined) throw new WorkflowError('AGENT_FAILED', 'the agent ended without submitting a result through workflow_result');
   if (options.outputSchema) {
-    const validate = schemaAjv.compile(options.outputSchema as object);
+    const validate = validatorFor(options.outputSchema as object);
     if (!validate(value)) throw new WorkflowError('AGENT_FAILED', `the agent result does not match outputSchema: ${formatAjvErrors(validate.errors)}`);
     return value;
   }
@@ -143,6 +164,14 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     const release = await env.admit(signal);
     let session: WorkflowSession | undefined = env.handleSessions?.get(request.configKey);
     let keep = false;
+    const children = new ChildAgents(
+      { agentId: request.agentId, identity: request.identity },
+      {
+        run: (child, childSignal) => runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId }, childSignal),
+        waiting: (waiting) => env.waiting(waiting),
+      },
+      signal,
+    );
     try {
       env.onAttempt(attempt, config.label, usage);
       const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
@@ -156,13 +185,22 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
           options: { ...request.options },
           prepared,
           transport,
-          sessionInput: { cwd: env.run.cwd, model: config.model, tools: config.tools, sessionLabel: config.label, settings: config.settings, options: request.options },
+          sessionInput: {
+            cwd: env.run.cwd,
+            agentDir: env.agentDir,
+            model: config.model,
+            tools: config.tools,
+            sessionLabel: config.label,
+            settings: config.settings,
+            options: request.options,
+            customTools: children.tools(),
+          },
         },
         context,
       );
       if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
       if (!session) {
-        session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared });
+        session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared, projectTrusted: env.projectTrusted });
         env.onSession(attempt, session.reference);
       }
       const systemPrompt = session.systemPrompt?.();
@@ -177,6 +215,9 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       } finally {
         const after = session.stats();
         usage = add(usage, { inputTokens: after.inputTokens - before.inputTokens, outputTokens: after.outputTokens - before.outputTokens, costUsd: after.costUsd - before.costUsd });
+        // Descendants count toward the agent that spawned them.
+        children.close();
+        usage = add(usage, children.usage);
       }
       const value = checkResult(submitted, request.options);
       if (env.handleSessions) {
@@ -188,6 +229,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       lastError = error;
       if (isFinal(error) || attempt === attempts) throw error;
     } finally {
+      children.close();
       release();
       if (!keep && session) {
         env.handleSessions?.delete(request.configKey);
@@ -196,4 +238,16 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     }
   }
   throw lastError;
+}
+
+/** Runs an agent and records its final state through its environment. */
+export async function runRecorded(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
+  try {
+    const result = await runAgent(env, request, signal);
+    env.finished('completed', result.usage);
+    return result;
+  } catch (error) {
+    env.finished(signal.aborted ? 'cancelled' : 'failed');
+    throw error;
+  }
 }

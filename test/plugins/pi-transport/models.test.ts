@@ -1,6 +1,7 @@
 /** Model references, the model inventory and start-up failures of the Pi transport. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxToolCall, type FauxResponseStep } from '@earendil-works/pi-ai';
+import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { createKernel } from '../../../kernel/kernel.js';
 import { createPiTransport, createPiTransportPlugin, modelReferenceCandidates, RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, createTempAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
@@ -50,6 +51,23 @@ describe('pi transport start-up', () => {
       await session.dispose();
     }
     expect(seen).toEqual(['high', undefined, undefined]);
+  });
+
+  it('resolves a model of a provider that an extension registers', async () => {
+    const extension = (pi: ExtensionAPI) =>
+      pi.registerProvider('ext', {
+        baseUrl: 'http://127.0.0.1:9/ext',
+        apiKey: 'ext-key',
+        api: dir.faux.api,
+        models: [{ id: 'ext-1', name: 'Ext', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 8000, maxTokens: 1000 }],
+      });
+    dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'from ext' }), { stopReason: 'toolUse' })]);
+    const session = await createPiTransport({ agentDir: dir.agentDir }).createSession(...sessionArgs({ cwd: dir.cwd, model: 'ext/ext-1', extensionFactories: [extension] }));
+    const values: unknown[] = [];
+    session.subscribe((event) => void (event.type === 'result' && values.push(event.value)));
+    await session.prompt('x');
+    await session.dispose();
+    expect(values).toEqual([{ result: 'from ext' }]);
   });
 
   it('adds the agent dir models to preparation.models', async () => {

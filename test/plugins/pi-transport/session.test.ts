@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxText, fauxToolCall, type FauxResponseStep, type TranscriptContext } from '@earendil-works/pi-ai';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import type { SessionProgress, WorkflowSession } from '../../../kernel/contracts/transport.js';
+import type { JsonValue } from '../../../kernel/json.js';
 import { createPiTransport, RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
 import { sessionArgs, type SessionSpec } from '../../support/pi-session-input.js';
@@ -69,6 +70,7 @@ describe('pi transport session (faux provider)', () => {
     };
     dir.faux.setResponses([submit({ score: 'high' }), retry]);
     const outputSchema = {
+      $id: 'https://example.test/review.json',
       type: 'object',
       properties: { score: { type: 'integer', minimum: 0, maximum: 10 }, verdict: { enum: ['pass', 'fail'] } },
       required: ['score', 'verdict'],
@@ -80,6 +82,8 @@ describe('pi transport session (faux provider)', () => {
     const toolResult = retryContext?.messages.find((message) => message.role === 'toolResult');
     expect(toolResult).toMatchObject({ role: 'toolResult', toolName: RESULT_TOOL_NAME, isError: true });
     expect(session.stats().turns).toBe(2);
+    // The next attempt gets an equal schema with the same $id.
+    await (await start({ options: { outputSchema: structuredClone(outputSchema) } })).session.dispose();
   });
 
   it('wraps a non-object outputSchema as { value } and submits the bare value', async () => {
@@ -227,7 +231,7 @@ describe('pi transport session (faux provider)', () => {
       name: 'lookup',
       description: 'Looks a key up',
       parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
-      execute: (params: unknown) => {
+      execute: async (params: JsonValue) => {
         calls.push(params);
         return { found: true };
       },
@@ -256,5 +260,18 @@ describe('pi transport session (faux provider)', () => {
     expect(seen).toEqual(['start:{"review":{"strict":true}}']);
     await session.dispose();
     expect(seen).toEqual(['start:{"review":{"strict":true}}', 'shutdown']);
+  });
+
+  it('stops after the result even when another tool ran in the same batch', async () => {
+    const noop = { name: 'noop', description: 'Does nothing', parameters: { type: 'object', properties: {} }, execute: async () => 'ok' };
+    dir.faux.setResponses([
+      fauxAssistantMessage([fauxToolCall('noop', {}), fauxToolCall(RESULT_TOOL_NAME, { result: 'done' })], { stopReason: 'toolUse' }),
+      fauxAssistantMessage('never requested'),
+    ]);
+    const { session, progress } = await start({ customTools: [noop] });
+    await session.prompt('Task');
+    expect(results(progress)).toEqual([{ result: 'done' }]);
+    expect(dir.faux.getPendingResponseCount()).toBe(1);
+    expect(session.state()).toBe('idle');
   });
 });
