@@ -29,3 +29,4 @@ export type { StatusSummary } from './engine/status.js';
 export type { RunSnapshot, AgentSummary, CheckpointRecord, FailureInfo } from './engine/snapshot.js';
 export { IDENTITY_VERSION } from './engine/snapshot.js';
 export type { SandboxLimits } from './sandbox/pool.js';
+export { createAjv, formatAjvErrors } from './json-schema.js';

@@ -41,3 +41,12 @@ export type {
   SettingsSource,
 } from './load.js';
 export type { JsonValue } from '../json.js';
+export {
+  SELECTOR_KINDS,
+  UNIVERSAL_PATTERN,
+  compileSelector,
+  evaluateSelectors,
+  parseSelector,
+  selectorMatches,
+} from './selector-eval.js';
+export type { ParsedSelector, SelectorKind } from './selector-eval.js';

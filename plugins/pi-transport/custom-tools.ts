@@ -6,9 +6,9 @@
  */
 import type { TSchema } from '@earendil-works/pi-ai';
 import { defineTool, type ToolDefinition } from '@earendil-works/pi-coding-agent';
-import type { CustomToolDefinition } from '../../kernel/contracts/setup.js';
-import { WorkflowError } from '../../kernel/errors.js';
-import type { JsonValue } from '../../kernel/json.js';
+import type { CustomToolDefinition } from '../../kernel/index.js';
+import { WorkflowError } from '../../kernel/index.js';
+import type { JsonValue } from '../../kernel/index.js';
 
 function toPiTool(tool: CustomToolDefinition): ToolDefinition {
   return defineTool({

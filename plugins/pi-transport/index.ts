@@ -4,7 +4,7 @@
  * (load a different transport plugin before it to take over some agents) and
  * adds the agent dir's models to `preparation.models`.
  */
-import type { KernelPlugin } from '../../kernel/plugin-api.js';
+import type { KernelPlugin } from '../../kernel/index.js';
 import { addPiModels } from './inventory.js';
 import { createPiTransport, type PiTransportOptions } from './transport.js';
 

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { ModelRuntime } from '@earendil-works/pi-coding-agent';
-import type { ModelInventory } from '../../kernel/hooks.js';
+import type { ModelInventory } from '../../kernel/index.js';
 
 export async function createModelRuntime(agentDir: string, signal?: AbortSignal): Promise<ModelRuntime> {
   return ModelRuntime.create({

@@ -5,7 +5,7 @@
  */
 import type { Api, Model, ModelThinkingLevel as ThinkingLevel } from '@earendil-works/pi-ai';
 import type { ModelRuntime } from '@earendil-works/pi-coding-agent';
-import { WorkflowError } from '../../kernel/errors.js';
+import { WorkflowError } from '../../kernel/index.js';
 
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 

@@ -10,11 +10,11 @@
 import type { TSchema } from '@earendil-works/pi-ai';
 import { defineTool, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { ValidateFunction } from 'ajv';
-import type { JsonSchema } from '../../kernel/contracts/agent-options.js';
-import type { CustomToolDefinition } from '../../kernel/contracts/setup.js';
-import { WorkflowError, messageOf } from '../../kernel/errors.js';
-import { createAjv, formatAjvErrors } from '../../kernel/json-schema.js';
-import type { JsonValue } from '../../kernel/json.js';
+import type { JsonSchema } from '../../kernel/index.js';
+import type { CustomToolDefinition } from '../../kernel/index.js';
+import { WorkflowError, messageOf } from '../../kernel/index.js';
+import { createAjv, formatAjvErrors } from '../../kernel/index.js';
+import type { JsonValue } from '../../kernel/index.js';
 
 export const RESULT_TOOL_NAME = 'workflow_result';
 

@@ -9,8 +9,8 @@
  * stays exactly the prompt and the system prompt never changes.
  */
 import type { AgentSession, AgentSessionEvent } from '@earendil-works/pi-coding-agent';
-import type { SessionProgress, SessionStats, WorkflowSession } from '../../kernel/contracts/transport.js';
-import type { JsonValue } from '../../kernel/json.js';
+import type { SessionProgress, SessionStats, WorkflowSession } from '../../kernel/index.js';
+import type { JsonValue } from '../../kernel/index.js';
 import { sessionStats } from './stats.js';
 
 type ProgressListener = (progress: SessionProgress) => void;

@@ -7,10 +7,10 @@
  */
 import path from 'node:path';
 import { SessionManager, createAgentSessionFromServices, type SessionStartEvent, type ToolDefinition } from '@earendil-works/pi-coding-agent';
-import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/contracts/transport.js';
-import type { SessionInput } from '../../kernel/contracts/setup.js';
-import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/errors.js';
-import { resolveAgentDir } from '../../kernel/settings/paths.js';
+import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/index.js';
+import type { SessionInput } from '../../kernel/index.js';
+import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/index.js';
+import { resolveAgentDir } from '../../kernel/index.js';
 import { customPiTools } from './custom-tools.js';
 import { resolveModel, type ResolvedModel } from './models.js';
 import { createSessionServices } from './resources.js';

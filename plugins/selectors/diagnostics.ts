@@ -4,7 +4,7 @@
  * never reported.
  */
 import type { LoadedSettings } from '../../kernel/index.js';
-import { parseSelector } from './evaluate.js';
+import { parseSelector } from '../../kernel/index.js';
 import { settingsLayers } from './layers.js';
 
 export const SELECTOR_DIAGNOSTIC_CODES = Object.freeze({

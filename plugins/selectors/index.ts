@@ -77,7 +77,7 @@ export {
   selectorMatches,
   type ParsedSelector,
   type SelectorKind,
-} from './evaluate.js';
+} from '../../kernel/index.js';
 export { RESULT_TOOL_NAME, applyExcludeTools, isToolPattern, unmatchedExcludes, validateExcludeTools } from './exclude-tools.js';
 export { EMPTY_SELECTORS, callSelectors, concatLayers, optionSelectors, settingsLayers, settingsSelectors, type SelectorArrays } from './layers.js';
 export {

@@ -5,7 +5,7 @@
  * index.ts wires them to `preparation.segment` and `preparation.prepare`.
  */
 import { normalizeCallSelectors, type AgentCallOptions, type LoadedSettings, type SelectorLayer, type SelectorSources } from '../../kernel/index.js';
-import type { SelectorKind } from './evaluate.js';
+import type { SelectorKind } from '../../kernel/index.js';
 
 /** One set of selector arrays, as they appear in the preparation object. */
 export type SelectorArrays = { readonly [K in SelectorKind]: readonly string[] };

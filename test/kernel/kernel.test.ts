@@ -172,6 +172,16 @@ describe('kernel boundaries', () => {
     });
   }
 
+  it('plugins reach the kernel only through its public entry', () => {
+    const offenders = sources('plugins').filter((file) => /from\s+['"](\.\.\/)+kernel\/(?!index\.js['"])/.test(readFileSync(file, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('plugins import no other plugin', () => {
+    const offenders = sources('plugins').filter((file) => /from\s+['"]\.\.\/(?!\.\.\/)[a-z-]+\//.test(readFileSync(file, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
   it('kernel/ imports nothing from plugins/ or any feature folder', () => {
     const offenders = sources('kernel').filter((file) =>
       /from\s+['"](\.\.\/)+(plugins|starter|roles|relay|cli|src)\//.test(readFileSync(file, 'utf8')),

@@ -2,10 +2,11 @@
  * Selector evaluation (spec 1 "Resource selectors", rules 2-4): every
  * candidate starts enabled, selectors apply in declaration order, a positive
  * match enables, `!pattern` disables, and the last matching selector wins.
- * Pure: no file system, no kernel state.
+ * Pure: no file system, no kernel state. Core semantics, so transports and
+ * plugins share one implementation.
  */
 import micromatch from 'micromatch';
-import { BUILTIN_PREFIX } from '../../kernel/index.js';
+import { BUILTIN_PREFIX } from './selectors.js';
 
 export type SelectorKind = 'skills' | 'extensions' | 'tools';
 
