@@ -42,6 +42,18 @@ export interface SessionInput {
   resourcePolicy?: Readonly<Record<string, JsonValue>>;
   readonly settings: Readonly<Record<string, JsonValue>>;
   readonly options: Readonly<AgentCallOptions>;
+  /**
+   * The effective parent ceiling of a nested child: its resolved tools, skills
+   * and extensions can never exceed these (absent for top-level agents).
+   */
+  readonly ceiling?: ResolvedResources;
+}
+
+/** What a session actually loaded after selectors met the discovered candidates. */
+export interface ResolvedResources {
+  readonly tools: readonly string[];
+  readonly skills: readonly string[];
+  readonly extensions: readonly string[];
 }
 
 export interface AgentSetup {

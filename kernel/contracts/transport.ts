@@ -1,6 +1,7 @@
 /** The session that runs one agent attempt (spec 2 "AgentSetupHook", transport paragraph). */
 import type { JsonValue } from '../json.js';
-import type { AgentSetupContext, PreparedAgentSession, SessionInput } from './setup.js';
+import type { AgentSetupContext, PreparedAgentSession, ResolvedResources, SessionInput } from './setup.js';
+import type { JsonSchema } from './agent-options.js';
 
 export interface SessionStats {
   readonly inputTokens: number;
@@ -27,7 +28,10 @@ export interface WorkflowSession {
   state(): 'idle' | 'running' | 'disposed';
   stats(): SessionStats;
   subscribe(listener: (progress: SessionProgress) => void): () => void;
-  prompt(text: string): Promise<void>;
+  /** One turn; `outputSchema` is the turn's own result schema (handle sends may change it). */
+  prompt(text: string, turn?: { readonly outputSchema?: JsonSchema }): Promise<void>;
+  /** The resolved resources, which become the ceiling of nested children. */
+  resources?(): ResolvedResources;
   steer(text: string): Promise<void>;
   abort(): Promise<void>;
   /** Awaited and idempotent. */

@@ -11,6 +11,7 @@ import type { AgentCallOptions } from '../../contracts/agent-options.js';
 import type { AgentIdentity } from '../../contracts/identity.js';
 import type { WorkflowRunContext } from '../../contracts/function-context.js';
 import type { WorkflowSession } from '../../contracts/transport.js';
+import type { ResolvedResources } from '../../contracts/setup.js';
 import type { Kernel } from '../../kernel.js';
 import type { AgentUsage } from '../journal-record.js';
 import type { Segment } from '../segment.js';
@@ -26,6 +27,8 @@ export interface AgentRequest {
   /** Where the frozen configuration is stored: the operation or handle identity. */
   readonly configKey: string;
   readonly agentId: string;
+  /** A nested child's parent ceiling. */
+  readonly ceiling?: ResolvedResources;
 }
 
 export interface AgentRunEnv {
@@ -117,7 +120,14 @@ function checkResult(value: JsonValue | undefined, options: AgentCallOptions): J
 }
 
 /** Runs the prompt on a live session, with the per-agent time-out and the run's cancellation. */
-async function runTurn(session: WorkflowSession, prompt: string, turnControl: string | undefined, timeoutMs: number | undefined, signal: AbortSignal): Promise<JsonValue | undefined> {
+async function runTurn(
+  session: WorkflowSession,
+  prompt: string,
+  turnControl: string | undefined,
+  options: AgentCallOptions,
+  signal: AbortSignal,
+): Promise<JsonValue | undefined> {
+  const { timeoutMs, outputSchema } = options;
   let value: JsonValue | undefined;
   const unsubscribe = session.subscribe((progress) => {
     if (progress.type === 'result' && value === undefined) value = progress.value;
@@ -127,7 +137,7 @@ async function runTurn(session: WorkflowSession, prompt: string, turnControl: st
   const onAbort = () => void session.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    const turn = session.prompt(prompt);
+    const turn = session.prompt(prompt, outputSchema === undefined ? {} : { outputSchema });
     if (turnControl !== undefined && !session.turnControlDelivered) await session.steer(turnControl);
     const deadline =
       timeoutMs === undefined
@@ -167,7 +177,10 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     const children = new ChildAgents(
       { agentId: request.agentId, identity: request.identity },
       {
-        run: (child, childSignal) => runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId }, childSignal),
+        run: (child, childSignal) => {
+          const ceiling = session?.resources?.();
+          return runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId, ...(ceiling ? { ceiling } : {}) }, childSignal);
+        },
         waiting: (waiting) => env.waiting(waiting),
       },
       signal,
@@ -194,6 +207,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
             settings: config.settings,
             options: request.options,
             customTools: children.tools(),
+            ...(request.ceiling ? { ceiling: request.ceiling } : {}),
           },
         },
         context,
@@ -211,7 +225,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       const before = session.stats();
       let submitted: JsonValue | undefined;
       try {
-        submitted = await runTurn(session, setup.prompt, setup.prepared.turnControl, request.options.timeoutMs, signal);
+        submitted = await runTurn(session, setup.prompt, setup.prepared.turnControl, request.options, signal);
       } finally {
         const after = session.stats();
         usage = add(usage, { inputTokens: after.inputTokens - before.inputTokens, outputTokens: after.outputTokens - before.outputTokens, costUsd: after.costUsd - before.costUsd });
