@@ -202,7 +202,7 @@ export class WorkflowEngine {
         projectCwd: cwd,
         agentDir: this.#agentDir(),
         projectTrusted: this.#options.projectTrusted ?? false,
-        defaults: { dynamicModelAliasNames: [] },
+        defaults: segment.defaults,
         capabilities: { tools: [], skills: [], extensions: [] },
         knownModels: segment.inventory.knownModels,
         availableModels: segment.inventory.availableModels,

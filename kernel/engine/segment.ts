@@ -9,10 +9,14 @@ import type { Kernel } from '../kernel.js';
 import type { ModelInventory, RunRef, SegmentInput } from '../hooks.js';
 import type { LoadedSettings } from '../settings/index.js';
 import type { RunSnapshot } from './snapshot.js';
+import type { PreparationDefaults } from '../contracts/preparation.js';
+import { loadingRegistry } from '../registry/index.js';
 
 export interface Segment {
   readonly token: object;
   readonly inventory: ModelInventory;
+  /** Root defaults handed to preparation hooks (spec 2 rule 3). */
+  readonly defaults: PreparationDefaults;
   readonly pluginState: ReadonlyMap<string, JsonValue>;
   readonly warnings: readonly { readonly message: string; readonly details?: Readonly<Record<string, JsonValue>> }[];
 }
@@ -49,5 +53,9 @@ export async function beginSegment(request: SegmentRequest): Promise<Segment> {
     setPluginState: (plugin, value) => void pluginState.set(plugin, value),
     warn: (message, details) => void warnings.push(details === undefined ? { message } : { message, details }),
   });
-  return { token, inventory, pluginState, warnings };
+  // Aliases resolved by extensions rather than static settings: a static entry shadows its dynamic twin.
+  const staticAliases = request.settings.settings.modelAliases;
+  const dynamicModelAliasNames = [...loadingRegistry().modelAliases().keys()].filter((name) => !Object.hasOwn(staticAliases, name)).sort();
+  const defaults: PreparationDefaults = { ...(inventory.rootModel === undefined ? {} : { model: inventory.rootModel }), dynamicModelAliasNames };
+  return { token, inventory, defaults, pluginState, warnings };
 }

@@ -3,7 +3,7 @@
  * frozen configurations reused on resume and retry, the scheduler's limits,
  * system-prompt records and breadcrumbs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -131,6 +131,29 @@ describe('frozen configurations', () => {
     expect(prepared).toBe(2);
     expect(calls.filter((call) => call.prompt === 'slow').map((call) => call.model)).toEqual(['test/model-2:low', 'test/model-2:low']);
     await again.close();
+  });
+
+  it('hands preparation hooks the dynamic alias names that static settings do not shadow', async () => {
+    const seen: string[][] = [];
+    registerWorkflowExtension({
+      version: '1.0.0',
+      headline: 'Aliases',
+      modelAliases: { fast: { resolve: () => 'test/fast:low' }, shadowed: { resolve: () => 'test/other:low' } },
+      agentPreparationHooks: { look: { priority: 1, prepare: (_configuration, context) => void seen.push([...context.defaults.dynamicModelAliasNames]) } },
+    });
+    mkdirSync(join(dir, 'agent', 'pi-extensible-workflows'), { recursive: true });
+    writeFileSync(join(dir, 'agent', 'pi-extensible-workflows', 'settings.json'), JSON.stringify({ modelAliases: { shadowed: 'test/static:low' } }));
+    const engine = engineFor();
+    try {
+      const cwd = mkdtempSync(join(dir, 'cwd-'));
+      blockSlow = false;
+      expect((await (await engine.launch({ name: 'defaults', cwd, script: `return await agent('x');` })).outcome).state).toBe('completed');
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((names) => JSON.stringify(names) === '["fast"]')).toBe(true);
+    } finally {
+      rmSync(join(dir, 'agent', 'pi-extensible-workflows'), { recursive: true, force: true });
+      await engine.close();
+    }
   });
 
   it('fails closed on a stored configuration without frozen excludeTools', async () => {

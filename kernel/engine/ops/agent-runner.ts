@@ -93,7 +93,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
     projectCwd: env.run.cwd,
     agentDir: env.agentDir,
     projectTrusted: env.projectTrusted,
-    defaults: { dynamicModelAliasNames: [] },
+    defaults: env.segment.defaults,
     capabilities: { tools: [], skills: [], extensions: [] },
     knownModels: env.segment.inventory.knownModels,
     availableModels: env.segment.inventory.availableModels,
