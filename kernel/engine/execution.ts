@@ -9,7 +9,9 @@ import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
 import type { WorkflowRegistryApi } from '../registry/index.js';
-import type { PrimitiveContext, PrimitiveDefinition, DecisionRequest } from '../contracts/primitive.js';
+import type { PrimitiveContext, PrimitiveDefinition } from '../contracts/primitive.js';
+import { Decisions } from './decisions.js';
+import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { WorkflowSession } from '../contracts/transport.js';
@@ -19,11 +21,12 @@ import type { GlobalSpec } from '../sandbox/protocol.js';
 import { JOURNAL_VERSION, type AgentUsage, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import type { RunRecord } from './run-record.js';
-import { appendCallRecord, appendRunEvent, LOG_LIMIT_BYTES, prefix, RECORDED_PREFIX_BYTES } from './run-log.js';
-import { parseShellArgs, runShell } from './ops/shell.js';
+import { appendRunEvent, LOG_LIMIT_BYTES, prefix } from './run-log.js';
+import { parseShellArgs, recordedShell } from './ops/shell.js';
 import { parseAgentArgs } from './ops/agent-options.js';
-import { runRecorded, type AgentRunEnv } from './ops/agent-runner.js';
-import { thawConfiguration, type FrozenAgentConfiguration } from './ops/agent-config.js';
+import { runRecorded } from './ops/agent-runner.js';
+import { createAgentEnv, type AgentEnvDeps } from './ops/agent-env.js';
+import { AgentHandles } from './ops/handles.js';
 import { admit, Slots } from './scheduler.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
@@ -46,21 +49,18 @@ export interface ExecutionEnv {
   readonly agentSlots: Slots;
 }
 
+/** The host-performed core primitives; `prompt`, `parallel`, `pipeline` and `args` live in the sandbox. */
+const CORE_GLOBALS: readonly GlobalSpec[] = [
+  { name: 'agent', kind: 'agent' },
+  { name: 'shell', kind: 'effect' },
+  { name: 'phase', kind: 'notify' },
+  { name: 'log', kind: 'notify' },
+];
+
 export type SegmentOutcome = 'completed' | 'failed' | 'stopped' | 'paused' | 'interrupted';
 
 type RecordBody = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, 'v' | 'key' | 'at'> : never) : never;
 
-interface HandleState {
-  readonly name: string;
-  readonly scope: Scope;
-  readonly options: AgentCallOptions;
-  readonly error?: WorkflowError;
-  busy: boolean;
-  turns: number;
-}
-
-const SEND_OPTIONS = new Set(['outputSchema', 'timeoutMs']);
-const RESERVED_HANDLE_PREFIX = 'function-handle/';
 
 export class RunExecution implements FunctionHost {
   readonly finished: Promise<SegmentOutcome>;
@@ -71,15 +71,14 @@ export class RunExecution implements FunctionHost {
   readonly #journal: Journal;
   readonly #replay: ReadonlyMap<string, JournalRecord>;
   readonly #counter = new OccurrenceCounter();
-  readonly #functionCounts = new Map<string, number>();
-  /** Display labels given to `invoke`, by the scope key of the invocation. */
-  readonly #labels = new Map<string, string>();
+  readonly #invocations = new Invocations();
   readonly #abort = new AbortController();
   readonly #hostScopes = new AsyncLocalStorage<Scope>();
-  readonly #handles = new Map<string, HandleState>();
+  readonly #handles = new AgentHandles();
+  readonly #agentDeps: AgentEnvDeps;
   /** Live sessions of named handles, so every send continues the transcript. */
   readonly #handleSessions = new Map<string, WorkflowSession>();
-  readonly #decisions = new Map<string, (approved: boolean) => void>();
+  readonly #decisions: Decisions;
   readonly #onEnd: () => void;
   readonly #runSlots: Slots;
   #script: ScriptExecution | undefined;
@@ -96,9 +95,30 @@ export class RunExecution implements FunctionHost {
     this.#replay = replay;
     this.#onEnd = onEnd;
     this.#runSlots = new Slots(env.concurrency);
+    this.#decisions = new Decisions(record, this.#abort.signal, {
+      waitStarted: () => {
+        this.#inflight -= 1;
+        this.#maybeFinishPause();
+      },
+      waitEnded: () => void (this.#inflight += 1),
+      assertLive: () => this.#assertLive(),
+    });
     const { runId, sessionId, cwd, workflow, args } = record.snapshot;
     this.run = Object.freeze({ runId, sessionId, cwd, workflow: Object.freeze({ ...workflow }), args: deepFreeze(structuredClone(args)), signal: this.#abort.signal });
     this.finished = new Promise((resolve) => (this.#settle = resolve));
+    this.#agentDeps = {
+      kernel: env.kernel,
+      segment: env.segment,
+      run: this.run,
+      record,
+      agentDir: env.agentDir,
+      projectTrusted: env.projectTrusted,
+      settings: env.extensionSettings,
+      handleSessions: this.#handleSessions,
+      breadcrumb: (path) => this.#invocations.breadcrumb(path),
+      admit: (signal) => admit(this.#runSlots, env.agentSlots, signal),
+      ended: () => this.#ended,
+    };
   }
 
   get state(): RunState {
@@ -111,10 +131,7 @@ export class RunExecution implements FunctionHost {
 
   start(program: string): void {
     const globals: GlobalSpec[] = [
-      { name: 'agent', kind: 'agent' },
-      { name: 'shell', kind: 'effect' },
-      { name: 'phase', kind: 'notify' },
-      { name: 'log', kind: 'notify' },
+      ...CORE_GLOBALS,
       ...[...this.#env.registry.functions().keys()].map((name): GlobalSpec => ({ name, kind: 'effect' })),
       ...[...this.#env.primitives.values()].map((primitive): GlobalSpec => ({ name: primitive.name, kind: primitive.kind })),
     ];
@@ -192,7 +209,7 @@ export class RunExecution implements FunctionHost {
 
   cancelPause(): void {
     if (this.#ended || this.#record.snapshot.state !== 'pausing') return;
-    this.#record.transition(this.#decisions.size > 0 ? 'awaiting_input' : 'running');
+    this.#record.transition(this.#decisions.pending > 0 ? 'awaiting_input' : 'running');
     for (const wake of this.#resumeWaiters.splice(0)) wake();
   }
 
@@ -211,11 +228,7 @@ export class RunExecution implements FunctionHost {
   }
 
   respond(name: string, approved: boolean): boolean {
-    const resolve = this.#decisions.get(name);
-    if (!resolve) return false;
-    this.#decisions.delete(name);
-    resolve(approved);
-    return true;
+    return this.#decisions.respond(name, approved);
   }
 
   // ---- dispatch --------------------------------------------------------
@@ -234,7 +247,7 @@ export class RunExecution implements FunctionHost {
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
     if (op === 'phase') return this.#phase(scope, args);
     if (op === 'log') return this.#log(site, scope, args);
-    if (op === 'agent.create') return this.#create(scope, args);
+    if (op === 'agent.create') return this.#handles.create(scope, args);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }
 
@@ -301,108 +314,18 @@ export class RunExecution implements FunctionHost {
       'shell',
       (record) => (record.kind === 'shell' ? record.value : this.#mismatch(record, 'shell')),
       async (key) => {
-        const startedAt = new Date().toISOString();
-        const metadata = {
+        const value = await recordedShell(request, {
           key,
-          op: 'shell',
-          path: [...scope],
-          phase: this.#record.snapshot.phase ?? null,
-          startedAt,
-          command: prefix(request.command, RECORDED_PREFIX_BYTES),
-          env: Object.keys(request.env ?? {}),
-          timeoutMs: request.timeoutMs ?? null,
-        };
-        try {
-          const value = await runShell(request, this.#record.snapshot.cwd, this.#abort.signal);
-          const size = Buffer.byteLength(JSON.stringify(value));
-          if (size > this.#env.pool.limits.maxValueBytes) {
-            throw new WorkflowError('RPC_LIMIT_EXCEEDED', `shell output of ${size} bytes exceeds the ${this.#env.pool.limits.maxValueBytes}-byte RPC limit`);
-          }
-          appendCallRecord(this.#record.runDir, { ...metadata, endedAt: new Date().toISOString(), status: 'completed', exitCode: value.exitCode, stdout: prefix(value.stdout, RECORDED_PREFIX_BYTES), stderr: prefix(value.stderr, RECORDED_PREFIX_BYTES) });
-          return { value: { ...value }, body: { kind: 'shell', value } };
-        } catch (error) {
-          const failure = isWorkflowError(error) ? error : new WorkflowError('SHELL_FAILED', messageOf(error));
-          appendCallRecord(this.#record.runDir, { ...metadata, endedAt: new Date().toISOString(), status: 'failed', code: failure.code, error: prefix(failure.message, RECORDED_PREFIX_BYTES) });
-          throw failure;
-        }
+          scope,
+          phase: this.#record.snapshot.phase,
+          cwd: this.#record.snapshot.cwd,
+          runDir: this.#record.runDir,
+          maxValueBytes: this.#env.pool.limits.maxValueBytes,
+          signal: this.#abort.signal,
+        });
+        return { value: { ...value }, body: { kind: 'shell', value } };
       },
     );
-  }
-
-  /**
-   * Registered-function breadcrumbs of a scope: the first call of a function
-   * is unsuffixed, later ones `#2`, `#3`; an invoke label replaces the name.
-   */
-  #breadcrumb(scope: Scope): string[] {
-    return scope.flatMap((segment, index) => {
-      const match = /^fn:([^#]+)(#\d+)?$/.exec(segment);
-      if (!match) return [];
-      return [`${this.#labels.get(scopeKey(scope.slice(0, index + 1))) ?? match[1]}${match[2] ?? ''}`];
-    });
-  }
-
-  /**
-   * The runner's view of this run for one agent. A nested child (`parentId`)
-   * keeps its prepared configuration in memory only: it is reused by its own
-   * retries, and a rerun parent prepares its children afresh.
-   */
-  #agentEnv(agentId: string, path: readonly string[], label: string, handle: boolean, parentId?: string): AgentRunEnv {
-    const record = this.#record;
-    const breadcrumb = this.#breadcrumb(path);
-    const childConfigs = new Map<string, FrozenAgentConfiguration>();
-    const summary = (label: string, attempts: number, usage: AgentUsage) => ({
-      id: agentId,
-      label,
-      path: [...path],
-      breadcrumb,
-      ...(parentId === undefined ? {} : { parentId }),
-      attempts,
-      usage,
-      lastActivity: new Date().toISOString(),
-    });
-    let current = { label, attempts: 0, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } as AgentUsage };
-    record.setAgent({ ...summary(label, 0, current.usage), state: 'queued' });
-    return {
-      kernel: this.#env.kernel,
-      segment: this.#env.segment,
-      run: this.run,
-      runDir: record.runDir,
-      agentDir: this.#env.agentDir,
-      projectTrusted: this.#env.projectTrusted,
-      settings: this.#env.extensionSettings,
-      frozen: (key) => {
-        if (parentId !== undefined) return childConfigs.get(key);
-        const stored = record.snapshot.agentConfigurations[key];
-        return stored === undefined ? undefined : thawConfiguration(stored, key);
-      },
-      freeze: (key, config) => {
-        if (parentId !== undefined) return void childConfigs.set(key, config);
-        record.update((draft) => {
-          draft.agentConfigurations = { ...draft.agentConfigurations, [key]: config as unknown as JsonValue };
-        });
-      },
-      admit: (signal) => admit(this.#runSlots, this.#env.agentSlots, signal),
-      onAttempt: (attempt, label, usage) => {
-        current = { label, attempts: attempt, usage };
-        if (attempt > 1) record.setAgent({ ...summary(label, attempt, usage), state: 'retrying' });
-        record.setAgent({ ...summary(label, attempt, usage), state: 'running' });
-      },
-      onSession: (attempt, reference) =>
-        record.update((draft) => {
-          const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
-          draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
-        }),
-      ...(handle ? { handleSessions: this.#handleSessions } : {}),
-      forChild: (childId) => this.#agentEnv(childId, path, childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), false, agentId),
-      waiting: (waiting) => {
-        if (!this.#ended) record.setAgent({ ...summary(current.label, current.attempts, current.usage), state: waiting ? 'waiting_for_child' : 'running' });
-      },
-      finished: (state, usage) => {
-        // A stopped run persisted its state already; its agents stay as they were.
-        if (this.#ended) return;
-        record.setAgent({ ...summary(current.label, Math.max(current.attempts, state === 'completed' ? 1 : 0), usage ?? current.usage), state });
-      },
-    };
   }
 
   #agentStep(site: string, scope: Scope, prompt: string, options: AgentCallOptions, handle?: { name: string; turn: number; configKey: string }): Promise<JsonValue> {
@@ -414,7 +337,7 @@ export class RunExecution implements FunctionHost {
       async (key, occurrence) => {
         const label = options.label ?? handle?.name ?? options.model ?? 'agent';
         const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
-        const env = this.#agentEnv(key, scope, label, handle !== undefined);
+        const env = createAgentEnv(this.#agentDeps, { agentId: key, path: scope, label, handle: handle !== undefined });
         const { value, usage } = await runRecorded(env, { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
         return { value, body: { kind: 'agent', value, usage } };
       },
@@ -426,47 +349,12 @@ export class RunExecution implements FunctionHost {
     return this.#agentStep(site, scope, prompt, options);
   }
 
-  #create(scope: Scope, args: readonly JsonValue[]): void {
-    const options = (args[0] ?? {}) as AgentCallOptions & { name?: unknown };
-    const name = String(options.name);
-    const id = `${scopeKey(scope)}|${name}`;
-    const { name: _name, ...rest } = options;
-    let error: WorkflowError | undefined;
-    if (name.startsWith(RESERVED_HANDLE_PREFIX)) error = new WorkflowError('INVALID_METADATA', `agent handle names starting with "${RESERVED_HANDLE_PREFIX}" are reserved`);
-    else if (this.#handles.has(id)) error = new WorkflowError('INVALID_METADATA', `agent handle "${name}" is created twice in one scope`);
-    else {
-      try {
-        parseAgentArgs(['-', rest], 'agent.create');
-      } catch (invalid) {
-        error = invalid as WorkflowError;
-      }
-    }
-    const existing = this.#handles.get(id);
-    if (existing && !error) return;
-    this.#handles.set(id, { name, scope, options: rest as AgentCallOptions, ...(error ? { error } : {}), busy: false, turns: existing?.turns ?? 0 });
-  }
-
   async #send(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    const [descriptor, prompt, sendOptions] = args as [{ name: string; scope: string[] }, JsonValue, JsonValue];
-    const handle = this.#handles.get(`${scopeKey(descriptor.scope)}|${descriptor.name}`);
-    if (!handle) throw new WorkflowError('INVALID_METADATA', `agent handle "${descriptor.name}" does not exist`);
-    if (handle.error) throw handle.error;
-    if (scopeKey(scope) !== scopeKey(handle.scope)) {
-      throw new WorkflowError('INVALID_METADATA', `agent handle "${handle.name}" must be sent to from the scope that created it, not from another parallel/pipeline branch or worktree`);
-    }
-    if (handle.busy) throw new WorkflowError('INVALID_METADATA', `agent handle "${handle.name}" is already running a turn; await each send`);
-    if (sendOptions !== undefined && sendOptions !== null) {
-      if (typeof sendOptions !== 'object' || Array.isArray(sendOptions)) throw new WorkflowError('INVALID_METADATA', 'send options must be an object');
-      const extra = Object.keys(sendOptions).find((key) => !SEND_OPTIONS.has(key));
-      if (extra) throw new WorkflowError('INVALID_METADATA', `send accepts only outputSchema and timeoutMs, not "${extra}"`);
-    }
-    const { prompt: text, options } = parseAgentArgs([prompt, { ...handle.options, ...((sendOptions ?? {}) as object) }], 'send');
-    handle.busy = true;
-    handle.turns += 1;
+    const turn = this.#handles.begin(scope, args);
     try {
-      return await this.#agentStep(`${site}@${handle.name}`, scope, text, options, { name: handle.name, turn: handle.turns, configKey: `${scopeKey(handle.scope)}|handle:${handle.name}` });
+      return await this.#agentStep(`${site}@${turn.name}`, scope, turn.prompt, turn.options, turn);
     } finally {
-      handle.busy = false;
+      turn.done();
     }
   }
 
@@ -492,11 +380,7 @@ export class RunExecution implements FunctionHost {
     if (!registry.getFunction(name)) {
       return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `no registered workflow function is named "${name}"`, { name }));
     }
-    const counter = `${scopeKey(scope)}|${name}`;
-    const count = (this.#functionCounts.get(counter) ?? 0) + 1;
-    this.#functionCounts.set(counter, count);
-    const segment = count === 1 ? `fn:${name}` : `fn:${name}#${count}`;
-    if (label !== undefined) this.#labels.set(scopeKey([...scope, segment]), label);
+    const segment = this.#invocations.next(scope, name, label);
     return this.#step(
       scope,
       segment,
@@ -510,7 +394,7 @@ export class RunExecution implements FunctionHost {
         registry.assertFunctionInput(name, input);
         const definition = registry.getFunction(name)!.definition;
         const fnScope = [...scope, segment];
-        const context = createFunctionContext(this, fnScope, label);
+        const context = createFunctionContext(this, fnScope);
         const output = (await this.runInScope(fnScope, () => definition.run(deepFreeze(structuredClone(input)) as Readonly<Record<string, JsonValue>>, context))) as JsonValue;
         registry.assertFunctionOutput(name, output);
         const value = JSON.parse(JSON.stringify(output ?? null)) as JsonValue;
@@ -528,7 +412,7 @@ export class RunExecution implements FunctionHost {
     const context = (key: string): PrimitiveContext => ({
       run: { runId: this.run.runId, sessionId: this.run.sessionId, cwd: this.run.cwd, runDir: this.#record.runDir, workflowName: this.run.workflow.name },
       signal: this.#abort.signal,
-      awaitDecision: (request) => this.#awaitDecision(key, request),
+      awaitDecision: (request) => this.#decisions.await(key, request),
       writeEvidence: (text) => writeEvidence(this.#record.runDir, text),
     });
     const call = (key: string) => ({ name: primitive.name, ...(member === undefined ? {} : { member }), args, key, site, scope });
@@ -546,29 +430,5 @@ export class RunExecution implements FunctionHost {
         return { value, body: { kind: 'primitive', name: what, value } };
       },
     );
-  }
-
-  async #awaitDecision(key: string, request: DecisionRequest): Promise<boolean> {
-    const known = this.#record.snapshot.checkpoints[request.name];
-    if (known && known.key === key && known.state !== 'awaiting') return known.state === 'approved';
-    if (this.#decisions.has(request.name)) throw new WorkflowError('INVALID_METADATA', `checkpoint "${request.name}" is already awaiting a decision`);
-    this.#record.setCheckpoint(request.name, { state: 'awaiting', prompt: request.prompt, ...(request.context === undefined ? {} : { context: request.context }), key });
-    if (this.#record.snapshot.state === 'running') this.#record.transition('awaiting_input');
-    // A pending decision does not hold up a pause.
-    this.#inflight -= 1;
-    this.#maybeFinishPause();
-    let approved: boolean;
-    try {
-      approved = await new Promise<boolean>((resolve, reject) => {
-        this.#decisions.set(request.name, resolve);
-        this.#abort.signal.addEventListener('abort', () => reject(new WorkflowError('CANCELLED', 'the run stopped while awaiting a decision')), { once: true });
-      });
-    } finally {
-      this.#inflight += 1;
-    }
-    this.#assertLive();
-    this.#record.setCheckpoint(request.name, { ...this.#record.snapshot.checkpoints[request.name]!, state: approved ? 'approved' : 'rejected' });
-    if (this.#decisions.size === 0 && this.#record.snapshot.state === 'awaiting_input') this.#record.transition('running');
-    return approved;
   }
 }

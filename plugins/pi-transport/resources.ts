@@ -6,16 +6,24 @@
  * one, and the append text goes after the user's own APPEND_SYSTEM.md.
  * `createAgentSessionServices` also registers providers that extensions
  * declare, so models are resolved against its runtime.
+ *
+ * Skill and extension selectors (and a nested child's ceiling) are applied
+ * inside the resource loader (see `selection.ts`): skills through
+ * `skillsOverride`, extensions by loading only the selected entry files.
  */
 import {
+  DefaultPackageManager,
   ProjectTrustStore,
   SettingsManager,
   createAgentSessionServices,
   hasTrustRequiringProjectResources,
   type AgentSessionServices,
+  type ExtensionFactory,
   type InlineExtension,
+  type LoadExtensionsResult,
 } from '@earendil-works/pi-coding-agent';
 import { createModelRuntime } from './inventory.js';
+import { canonicalPath, isInlineExtension, isUnrestricted, selectExtensions, selectSkills, type ExtensionCandidate, type SelectorInput } from './selection.js';
 
 export interface ServicesInput {
   readonly cwd: string;
@@ -24,25 +32,78 @@ export interface ServicesInput {
   readonly projectTrusted?: boolean | undefined;
   readonly systemPrompt?: string | undefined;
   readonly systemPromptAppend?: string | undefined;
+  /** The transport's own named inline extensions: first in load order, never filtered. */
+  readonly ownExtensions?: readonly OwnExtension[] | undefined;
   readonly extensionFactories?: readonly unknown[] | undefined;
+  readonly skills?: SelectorInput | undefined;
+  readonly extensions?: SelectorInput | undefined;
   readonly signal?: AbortSignal | undefined;
 }
+
+/** A named inline extension (`<inline:name>`). */
+export type OwnExtension = Exclude<InlineExtension, ExtensionFactory>;
+
+const UNRESTRICTED: SelectorInput = { selectors: [] };
 
 /** Trusted when nothing in the project needs trust, or the user trusted it before. */
 export function isProjectTrusted(cwd: string, agentDir: string): boolean {
   return !hasTrustRequiringProjectResources(cwd) || new ProjectTrustStore(agentDir).get(cwd) === true;
 }
 
+/** The enabled extension entry files Pi would load for this cwd, agent dir and settings. */
+export async function extensionCandidates(cwd: string, agentDir: string, settingsManager: SettingsManager): Promise<ExtensionCandidate[]> {
+  const resolved = await new DefaultPackageManager({ cwd, agentDir, settingsManager }).resolve();
+  return resolved.extensions.filter((resource) => resource.enabled).map((resource) => ({ path: resource.path, key: canonicalPath(resource.path) }));
+}
+
+/**
+ * How the loader gets its extensions: all of them (nothing restricts them, or
+ * the selection keeps every candidate), or exactly the selected files.
+ */
+async function extensionPlan(cwd: string, agentDir: string, settingsManager: SettingsManager, input: SelectorInput): Promise<ReadonlySet<string> | undefined> {
+  if (isUnrestricted(input)) return undefined;
+  const candidates = await extensionCandidates(cwd, agentDir, settingsManager);
+  const selected = selectExtensions(candidates, input);
+  if (selected.length === new Set(candidates.map((candidate) => candidate.key)).size) return undefined;
+  return new Set(selected.map((candidate) => candidate.path));
+}
+
+/**
+ * Own inline extensions first (their tools win name conflicts), then the
+ * others; a file extension outside the selection is dropped together with the
+ * providers it queued (a guard: the loader was only given selected files).
+ */
+function orderAndGuard(base: LoadExtensionsResult, ownPaths: ReadonlySet<string>, selectedKeys: ReadonlySet<string> | undefined): LoadExtensionsResult {
+  const keep = (extension: LoadExtensionsResult['extensions'][number]) => isInlineExtension(extension) || selectedKeys === undefined || selectedKeys.has(canonicalPath(extension.resolvedPath));
+  const kept = base.extensions.filter(keep);
+  const dropped = new Set(base.extensions.filter((extension) => !keep(extension)).map((extension) => extension.path));
+  if (dropped.size > 0) {
+    base.runtime.pendingProviderRegistrations = base.runtime.pendingProviderRegistrations.filter((entry) => !dropped.has(entry.extensionPath));
+    base.runtime.pendingNativeProviderRegistrations = base.runtime.pendingNativeProviderRegistrations.filter((entry) => !dropped.has(entry.extensionPath));
+  }
+  const own = kept.filter((extension) => ownPaths.has(extension.path));
+  return { ...base, extensions: [...own, ...kept.filter((extension) => !ownPaths.has(extension.path))] };
+}
+
 export async function createSessionServices(input: ServicesInput): Promise<AgentSessionServices> {
   const { cwd, agentDir, systemPrompt, systemPromptAppend } = input;
   const projectTrusted = input.projectTrusted ?? isProjectTrusted(cwd, agentDir);
+  const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted });
+  const skills = input.skills ?? UNRESTRICTED;
+  const selectedPaths = await extensionPlan(cwd, agentDir, settingsManager, input.extensions ?? UNRESTRICTED);
+  const selectedKeys = selectedPaths === undefined ? undefined : new Set([...selectedPaths].map(canonicalPath));
+  const own = input.ownExtensions ?? [];
   return createAgentSessionServices({
     cwd,
     agentDir,
     modelRuntime: await createModelRuntime(agentDir, input.signal),
-    settingsManager: SettingsManager.create(cwd, agentDir, { projectTrusted }),
+    settingsManager,
     resourceLoaderOptions: {
-      extensionFactories: [...((input.extensionFactories ?? []) as readonly InlineExtension[])],
+      extensionFactories: [...own, ...((input.extensionFactories ?? []) as readonly InlineExtension[])],
+      // Pi's CLI way to load exactly some extensions (`--no-extensions -e <path>`): unselected files are never imported.
+      ...(selectedPaths === undefined ? {} : { noExtensions: true, additionalExtensionPaths: [...selectedPaths] }),
+      extensionsOverride: (base) => orderAndGuard(base, new Set(own.map((extension) => `<inline:${extension.name}>`)), selectedKeys),
+      ...(isUnrestricted(skills) ? {} : { skillsOverride: (base) => ({ skills: selectSkills(base.skills, skills), diagnostics: base.diagnostics }) }),
       ...(systemPrompt === undefined ? {} : { systemPromptOverride: () => systemPrompt }),
       ...(systemPromptAppend === undefined || systemPromptAppend === '' ? {} : { appendSystemPromptOverride: (base: string[]) => [...base, systemPromptAppend] }),
     },

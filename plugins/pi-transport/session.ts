@@ -7,9 +7,12 @@
  * native session before the prompt starts; Pi drains that queue right after
  * the prompt message, before the first model request, so the user message
  * stays exactly the prompt and the system prompt never changes.
+ *
+ * Every prompt declares its turn's result schema first: a named handle keeps
+ * this one session across sends, and each send may change the schema.
  */
 import type { AgentSession, AgentSessionEvent } from '@earendil-works/pi-coding-agent';
-import type { SessionProgress, SessionStats, WorkflowSession } from '../../kernel/index.js';
+import type { JsonSchema, ResolvedResources, SessionProgress, SessionStats, WorkflowSession } from '../../kernel/index.js';
 import type { JsonValue } from '../../kernel/index.js';
 import { sessionStats } from './stats.js';
 
@@ -50,10 +53,21 @@ export class ProgressChannel {
   }
 }
 
+/** The session's result tool, as the session drives it. */
+export interface TurnResultTool {
+  readonly name: string;
+  /** Declares the next turn's schema (undefined: `{ result: string }`); throws for a schema that cannot compile. */
+  useSchema(outputSchema: JsonSchema | undefined): void;
+}
+
 export interface PiWorkflowSessionOptions {
   readonly native: AgentSession;
   readonly channel: ProgressChannel;
-  readonly resultToolName: string;
+  readonly resultTool: TurnResultTool;
+  /** The schema of a prompt called without a turn: the creation-time `options.outputSchema`. */
+  readonly defaultOutputSchema?: JsonSchema | undefined;
+  /** What the session resolved (read live; frozen at disposal). */
+  readonly resources: () => ResolvedResources;
   /** Retry or soft-budget text delivered right after the prompt. */
   readonly turnControl?: string | undefined;
 }
@@ -66,7 +80,10 @@ export class PiWorkflowSession implements WorkflowSession {
   readonly turnControlDelivered?: boolean;
   readonly #native: AgentSession;
   readonly #channel: ProgressChannel;
-  readonly #resultToolName: string;
+  readonly #resultTool: TurnResultTool;
+  readonly #defaultOutputSchema: JsonSchema | undefined;
+  readonly #resources: () => ResolvedResources;
+  #finalResources: ResolvedResources | undefined;
   readonly #pendingSteers: string[] = [];
   readonly #unsubscribe: () => void;
   #state: 'idle' | 'running' | 'disposed' = 'idle';
@@ -78,7 +95,9 @@ export class PiWorkflowSession implements WorkflowSession {
   constructor(options: PiWorkflowSessionOptions) {
     this.#native = options.native;
     this.#channel = options.channel;
-    this.#resultToolName = options.resultToolName;
+    this.#resultTool = options.resultTool;
+    this.#defaultOutputSchema = options.defaultOutputSchema;
+    this.#resources = options.resources;
     this.nativeSessionId = options.native.sessionId;
     this.reference = Object.freeze({ transport: 'pi', sessionId: options.native.sessionId });
     if (options.turnControl !== undefined && options.turnControl !== '') {
@@ -100,6 +119,11 @@ export class PiWorkflowSession implements WorkflowSession {
     return this.#native.systemPrompt;
   }
 
+  /** Active tools (own tools included), loaded skills and loaded extension paths. */
+  resources(): ResolvedResources {
+    return this.#finalResources ?? this.#resources();
+  }
+
   subscribe(listener: ProgressListener): () => void {
     return this.#channel.subscribe(listener);
   }
@@ -108,10 +132,16 @@ export class PiWorkflowSession implements WorkflowSession {
    * Resolves when Pi settles. Rejects when the run was aborted or ended in a
    * provider error without a result; a run that merely ends without a valid
    * `workflow_result` call resolves with no result event.
+   *
+   * `turn` is authoritative when given (the engine always passes it; no
+   * `outputSchema` means `{ result: string }`); without it the creation-time
+   * schema applies. A schema that cannot compile rejects with `INVALID_SCHEMA`
+   * before anything is sent.
    */
-  async prompt(text: string): Promise<void> {
+  async prompt(text: string, turn?: { readonly outputSchema?: JsonSchema }): Promise<void> {
     if (this.#state === 'disposed') throw new Error('the agent session was disposed');
     if (this.#state === 'running') throw new Error('the agent session is already running');
+    this.#resultTool.useSchema(turn === undefined ? this.#defaultOutputSchema : turn.outputSchema);
     this.#state = 'running';
     this.#abortRequested = false;
     this.#stopping = false;
@@ -151,6 +181,7 @@ export class PiWorkflowSession implements WorkflowSession {
       await this.#native.abort().catch(() => undefined);
     }
     this.#finalStats = sessionStats(this.#native);
+    this.#finalResources = this.#resources();
     const runner = this.#native.extensionRunner;
     if (runner.hasHandlers('session_shutdown')) await runner.emit({ type: 'session_shutdown', reason: 'quit' }).catch(() => undefined);
     this.#unsubscribe();
@@ -190,7 +221,7 @@ export class PiWorkflowSession implements WorkflowSession {
     this.#stopping = true;
     const queued = this.#native.agent.hasQueuedMessages();
     this.#native.clearQueue();
-    const terminates = toolResults.every((result) => result.toolName === this.#resultToolName && !result.isError);
+    const terminates = toolResults.every((result) => result.toolName === this.#resultTool.name && !result.isError);
     if (!terminates || queued) void this.#native.abort();
   }
 }

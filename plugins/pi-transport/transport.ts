@@ -6,7 +6,7 @@
  * first, so a model from an extension's provider resolves like a built-in one.
  */
 import path from 'node:path';
-import { SessionManager, createAgentSessionFromServices, type SessionStartEvent, type ToolDefinition } from '@earendil-works/pi-coding-agent';
+import { SessionManager, createAgentSessionFromServices, type SessionStartEvent } from '@earendil-works/pi-coding-agent';
 import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/index.js';
 import type { SessionInput } from '../../kernel/index.js';
 import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/index.js';
@@ -14,7 +14,8 @@ import { resolveAgentDir } from '../../kernel/index.js';
 import { customPiTools } from './custom-tools.js';
 import { resolveModel, type ResolvedModel } from './models.js';
 import { createSessionServices } from './resources.js';
-import { createResultTool } from './result-tool.js';
+import { ResultToolController } from './result-tool.js';
+import { builtinToolNames, extensionToolNames, loadedExtensionPaths, resolvedResources, skillNames, toolAllowlist } from './selection.js';
 import { PiWorkflowSession, ProgressChannel } from './session.js';
 
 export const TRANSPORT_NAME = 'pi';
@@ -49,14 +50,16 @@ function startEvent(settings: AgentTransportContext['settings']): SessionStartEv
   return event as SessionStartEvent;
 }
 
-/** The active tool allowlist: `input.tools` plus the session's own tools; none means Pi's defaults. */
-function allowedTools(tools: readonly string[], own: readonly ToolDefinition[]): string[] | undefined {
-  if (tools.length === 0) return undefined;
-  return [...new Set([...tools, ...own.map((tool) => tool.name)])];
-}
-
 async function createPiSession(input: SessionInput, context: AgentTransportContext, options: PiTransportOptions): Promise<WorkflowSession> {
   const { prepared } = context;
+  const { ceiling } = input;
+  const channel = new ProgressChannel();
+  const resultTool = new ResultToolController({
+    outputSchema: input.options.outputSchema,
+    override: input.resultTool,
+    hasResult: () => channel.result !== undefined,
+    onResult: (value) => channel.emit({ type: 'result', value }),
+  });
   const services = await createSessionServices({
     cwd: input.cwd,
     agentDir: path.resolve(input.agentDir ?? options.agentDir ?? resolveAgentDir()),
@@ -64,20 +67,24 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     projectTrusted: context.projectTrusted ?? options.projectTrusted,
     systemPrompt: prepared.systemPrompt,
     systemPromptAppend: input.systemPromptAppend ?? prepared.systemPromptAppend,
+    ownExtensions: [resultTool.extension],
     extensionFactories: input.extensionFactories,
+    skills: { selectors: prepared.skills, ceiling: ceiling?.skills },
+    extensions: { selectors: prepared.extensions, ceiling: ceiling?.extensions },
     signal: context.signal,
   });
   const resolved: ResolvedModel | undefined = input.model === '' ? undefined : resolveModel(services.modelRuntime, input.model);
-  const channel = new ProgressChannel();
-  const resultTool = createResultTool({
-    outputSchema: input.options.outputSchema,
-    override: input.resultTool,
-    hasResult: () => channel.result !== undefined,
-    onResult: (value) => channel.emit({ type: 'result', value }),
-  });
   const excludeTools = prepared.excludeTools.filter((name) => name !== resultTool.name);
-  const customTools = [resultTool, ...customPiTools(input.customTools, excludeTools)];
-  const tools = allowedTools(input.tools, customTools);
+  const customTools = customPiTools(input.customTools, excludeTools);
+  const own = [resultTool.name, ...customTools.map((tool) => tool.name)];
+  const loaded = services.resourceLoader.getExtensions().extensions;
+  const tools = toolAllowlist({
+    candidates: [...builtinToolNames(input.cwd), ...extensionToolNames(loaded)],
+    own,
+    selectors: input.tools,
+    ceiling: ceiling?.tools,
+    excludeTools,
+  });
   const { session } = await createAgentSessionFromServices({
     services,
     sessionManager: SessionManager.inMemory(input.cwd),
@@ -92,10 +99,23 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     if (session.model === undefined) {
       throw new WorkflowError('UNKNOWN_MODEL', 'the agent names no model and the Pi agent dir has no default model', { agentDir: services.agentDir });
     }
+    if (session.getToolDefinition(resultTool.name) !== resultTool.definition) {
+      throw new WorkflowError('INVALID_METADATA', `a custom tool or extension already provides "${resultTool.name}"`, { tool: resultTool.name });
+    }
     await session.bindExtensions({ mode: 'print' });
+    // Nothing restricts the tools: every registered one is active, not only Pi's default four.
+    if (tools === undefined) session.setActiveToolsByName(session.getAllTools().map((tool) => tool.name));
   } catch (error) {
     session.dispose();
     throw error;
   }
-  return new PiWorkflowSession({ native: session, channel, resultToolName: resultTool.name, turnControl: prepared.turnControl });
+  return new PiWorkflowSession({
+    native: session,
+    channel,
+    resultTool,
+    defaultOutputSchema: input.options.outputSchema,
+    turnControl: prepared.turnControl,
+    resources: () =>
+      resolvedResources(session.getActiveToolNames(), skillNames(session.resourceLoader.getSkills().skills), loadedExtensionPaths(session.resourceLoader.getExtensions().extensions)),
+  });
 }

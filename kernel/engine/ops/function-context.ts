@@ -28,7 +28,7 @@ function json(value: unknown): JsonValue {
   return (value === undefined ? null : value) as JsonValue;
 }
 
-export function createFunctionContext(host: FunctionHost, base: Scope, _label?: string): WorkflowFunctionContext {
+export function createFunctionContext(host: FunctionHost, base: Scope): WorkflowFunctionContext {
   const scope = () => host.currentScope(base);
   const structures = new StructureRunner({ current: scope, run: (inner, fn) => host.runInScope(inner, fn), fail: invalid });
 

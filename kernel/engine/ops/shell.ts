@@ -3,8 +3,9 @@
  * nonzero exit is a result; a launch failure or time-out is SHELL_FAILED.
  */
 import spawn, { SubprocessError } from 'nano-spawn';
-import { WorkflowError } from '../../errors.js';
+import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
 import type { ShellResult } from '../../contracts/function-context.js';
+import { appendCallRecord, prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
 
 export interface ShellRequest {
   readonly command: string;
@@ -51,5 +52,52 @@ export async function runShell(request: ShellRequest, cwd: string, signal: Abort
     throw new WorkflowError('SHELL_FAILED', `shell command could not run: ${reason}`);
   } finally {
     if (timer) clearTimeout(timer);
+  }
+}
+
+export interface ShellCallPlace {
+  readonly key: string;
+  readonly scope: readonly string[];
+  readonly phase: string | undefined;
+  readonly cwd: string;
+  readonly runDir: string;
+  readonly maxValueBytes: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs the command and keeps its call record (spec 1: inputs, results and
+ * error messages as 16 KB prefixes; environment overrides by name only).
+ */
+export async function recordedShell(request: ShellRequest, place: ShellCallPlace): Promise<ShellResult> {
+  const metadata = {
+    key: place.key,
+    op: 'shell',
+    path: [...place.scope],
+    phase: place.phase ?? null,
+    startedAt: new Date().toISOString(),
+    command: prefix(request.command, RECORDED_PREFIX_BYTES),
+    env: Object.keys(request.env ?? {}),
+    timeoutMs: request.timeoutMs ?? null,
+  };
+  try {
+    const value = await runShell(request, place.cwd, place.signal);
+    const size = Buffer.byteLength(JSON.stringify(value));
+    if (size > place.maxValueBytes) {
+      throw new WorkflowError('RPC_LIMIT_EXCEEDED', `shell output of ${size} bytes exceeds the ${place.maxValueBytes}-byte RPC limit`);
+    }
+    appendCallRecord(place.runDir, {
+      ...metadata,
+      endedAt: new Date().toISOString(),
+      status: 'completed',
+      exitCode: value.exitCode,
+      stdout: prefix(value.stdout, RECORDED_PREFIX_BYTES),
+      stderr: prefix(value.stderr, RECORDED_PREFIX_BYTES),
+    });
+    return value;
+  } catch (error) {
+    const failure = isWorkflowError(error) ? error : new WorkflowError('SHELL_FAILED', messageOf(error));
+    appendCallRecord(place.runDir, { ...metadata, endedAt: new Date().toISOString(), status: 'failed', code: failure.code, error: prefix(failure.message, RECORDED_PREFIX_BYTES) });
+    throw failure;
   }
 }
