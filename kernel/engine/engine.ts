@@ -10,9 +10,8 @@ import type { Kernel } from '../kernel.js';
 import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
 import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
-import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
+import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import {
   acquireRunLock,
   createRunDirectory,
@@ -34,8 +33,9 @@ import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
 import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { summarize, type StatusSummary } from './status.js';
-import { beginSegment, type Segment } from './segment.js';
-import { initialPreparation } from './ops/agent-options.js';
+import { LaunchPrep } from './launch-prep.js';
+import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } from './guidance.js';
+import type { Segment } from './segment.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import { appendRunEvent } from './run-log.js';
 
@@ -70,14 +70,13 @@ export interface RunHandle {
 export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
-const CORE_PRIMITIVES = ['agent', 'shell', 'phase', 'log', 'prompt', 'parallel', 'pipeline', 'args'];
 
 export class WorkflowEngine {
   readonly root: string;
   readonly sessionId: string;
   readonly #options: EngineOptions;
   readonly #pool: SandboxPool;
-  readonly #primitives: ReadonlyMap<string, PrimitiveDefinition>;
+  readonly #prep: LaunchPrep;
   readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle }>();
   /** The session-wide ceiling of active agents, shared by every run of this engine. */
   readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
@@ -87,15 +86,7 @@ export class WorkflowEngine {
     this.root = options.root ?? workflowsRoot(options.home);
     this.sessionId = options.sessionId;
     this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
-    const contributed = options.kernel.hooks.registry.primitives.call([]);
-    const primitives = new Map<string, PrimitiveDefinition>();
-    for (const primitive of contributed) {
-      if (CORE_PRIMITIVES.includes(primitive.name) || primitives.has(primitive.name)) {
-        throw new WorkflowError('GLOBAL_COLLISION', `Script primitive "${primitive.name}" is defined twice`, { name: primitive.name });
-      }
-      primitives.set(primitive.name, primitive);
-    }
-    this.#primitives = primitives;
+    this.#prep = new LaunchPrep(options);
   }
 
   #emit = (event: WorkflowEvent): void => {
@@ -106,50 +97,17 @@ export class WorkflowEngine {
     }
   };
 
-  async #settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
-    return loadSettings({
-      cwd,
-      ...(concurrency === undefined ? {} : { runOptions: { concurrency } }),
-      agentDir: this.#options.agentDir ?? resolveAgentDir(),
-      projectTrusted: this.#options.projectTrusted ?? false,
-      ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
-    });
-  }
-
-  /**
-   * A stored source passed preflight at launch, so a preflight failure now
-   * means the registry changed under the run (a function is gone).
-   */
-  #recompile(source: string): ReturnType<typeof preflight> {
-    try {
-      return this.#compile(source);
-    } catch (error) {
-      if (isWorkflowError(error) && error.code === 'INVALID_SYNTAX') {
-        throw new WorkflowError('RESUME_INCOMPATIBLE', `The stored workflow no longer compiles against the loaded extensions (${error.message}); relaunch instead`, error.details);
-      }
-      throw error;
-    }
-  }
-
-  #compile(source: string): ReturnType<typeof preflight> {
-    const registry = loadingRegistry();
-    const functions = [...registry.functions().keys()];
-    const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.#primitives.has(name));
-    if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
-    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.#primitives.keys()], functions });
-  }
-
   /** The static preflight of a script, as a launch would see it (no run is created). */
   inspect(source: string): ReturnType<typeof preflight> {
-    return this.#compile(source);
+    return this.#prep.compile(source);
   }
 
   async launch(request: LaunchRequest): Promise<RunHandle> {
     const launch = checkLaunchRequest(request);
-    const settings = await this.#settings(launch.cwd, launch.concurrency);
+    const settings = await this.#prep.settings(launch.cwd, launch.concurrency);
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
-    const segment = await this.#segment('launch', launch.cwd, settings);
-    const compiled = this.#compile(launch.source);
+    const segment = await this.#prep.segment('launch', launch.cwd, settings);
+    const compiled = this.#prep.compile(launch.source);
     const signal = new AbortController().signal;
     await this.#options.kernel.hooks.preparation.launch.promise({
       cwd: launch.cwd,
@@ -158,7 +116,7 @@ export class WorkflowEngine {
       staticAgentOptions: compiled.staticAgentOptions.map((entry) => entry.options),
       signal,
     });
-    await this.#inspect(launch.cwd, settings, segment, compiled.staticAgentOptions.map((entry) => entry.options), signal);
+    await this.#prep.inspect(launch.cwd, settings, segment, compiled.staticAgentOptions.map((entry) => entry.options), signal);
     if (launch.parentRunId !== undefined) {
       // A launch parent lends its named worktrees; it is never replayed or resumed.
       const parent = this.#own(launch.cwd, launch.parentRunId);
@@ -176,43 +134,6 @@ export class WorkflowEngine {
     });
   }
 
-  #agentDir(): string {
-    return this.#options.agentDir ?? resolveAgentDir();
-  }
-
-  #segment(kind: 'launch' | 'resume' | 'retry', cwd: string, settings: LoadedSettings, snapshot?: RunSnapshot): Promise<Segment> {
-    return beginSegment({
-      kernel: this.#options.kernel,
-      kind,
-      cwd,
-      agentDir: this.#agentDir(),
-      projectTrusted: this.#options.projectTrusted ?? false,
-      settings,
-      ...(snapshot ? { snapshot } : {}),
-      signal: new AbortController().signal,
-    });
-  }
-
-  /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */
-  async #inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly Readonly<Record<string, JsonValue>>[], signal: AbortSignal): Promise<void> {
-    for (const options of optionSets) {
-      await this.#options.kernel.hooks.preparation.prepare.promise(initialPreparation(options, settings.settings.extensionSettings), {
-        options,
-        cwd,
-        projectCwd: cwd,
-        agentDir: this.#agentDir(),
-        projectTrusted: this.#options.projectTrusted ?? false,
-        defaults: segment.defaults,
-        capabilities: { tools: [], skills: [], extensions: [] },
-        knownModels: segment.inventory.knownModels,
-        availableModels: segment.inventory.availableModels,
-        signal,
-        mode: 'inspection',
-        segment: segment.token,
-      });
-    }
-  }
-
   async #create(
     cwd: string,
     source: string,
@@ -222,7 +143,7 @@ export class WorkflowEngine {
       Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
   ): Promise<RunHandle> {
     // Everything that can refuse the run is checked before its directory exists.
-    const compiled = fields.lineage.length > 0 ? this.#recompile(source) : this.#compile(source);
+    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source) : this.#prep.compile(source);
     loadLineage(this.root, { cwd, sessionId: this.sessionId, lineage: fields.lineage }, loadingRegistry());
     const runId = newRunId();
     const now = new Date().toISOString();
@@ -270,9 +191,9 @@ export class WorkflowEngine {
           kernel: this.#options.kernel,
           pool: this.#pool,
           registry,
-          primitives: this.#primitives,
-          agentDir: this.#agentDir(),
-          projectTrusted: this.#options.projectTrusted ?? false,
+          primitives: this.#prep.primitives,
+          agentDir: this.#prep.agentDir,
+          projectTrusted: this.#prep.projectTrusted,
           extensionSettings: settings.settings.extensionSettings,
           siteGlobal: SITE_MARKER,
           segment,
@@ -390,9 +311,9 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
     const source = readRunSource(runDir);
-    const compiled = this.#recompile(source);
-    const settings = await this.#settings(cwd);
-    const segment = await this.#segment('resume', cwd, settings, snapshot);
+    const compiled = this.#prep.recompile(source);
+    const settings = await this.#prep.settings(cwd);
+    const segment = await this.#prep.segment('resume', cwd, settings, snapshot);
     const record = new RunRecord(runDir, snapshot, this.#emit);
     // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
     const opened = this.#open(record);
@@ -420,8 +341,8 @@ export class WorkflowEngine {
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
-    const settings = await this.#settings(cwd);
-    const segment = await this.#segment('retry', cwd, settings, source.snapshot);
+    const settings = await this.#prep.settings(cwd);
+    const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
     return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
@@ -508,36 +429,8 @@ export class WorkflowEngine {
   }
 }
 
-function checkIdentity(runId: string, snapshot: RunSnapshot): void {
-  if (snapshot.identityVersion !== IDENTITY_VERSION) {
-    throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} has identity version ${snapshot.identityVersion}; version ${IDENTITY_VERSION} is required. Relaunch instead`, {
-      identityVersion: snapshot.identityVersion,
-    });
-  }
-}
-
 function persistWarnings(runDir: string, segment: Segment): void {
   for (const warning of segment.warnings) {
     appendRunEvent(runDir, { at: new Date().toISOString(), type: 'warning', message: warning.message, ...(warning.details ? { details: warning.details } : {}) });
   }
-}
-
-function isDeletableSnapshot(snapshot: unknown): boolean {
-  const state = (snapshot as { state?: RunState } | undefined)?.state;
-  return state !== undefined && TERMINAL_RUN_STATES.has(state);
-}
-
-function resumeGuidance(runId: string, state: RunState): string {
-  if (state === 'failed') return `Run ${runId} failed; use workflow_retry to retry it`;
-  if (state === 'completed') return `Run ${runId} already completed; there is nothing to resume`;
-  if (state === 'stopped') return `Run ${runId} was stopped, which is irreversible; relaunch instead`;
-  return `Run ${runId} is ${state} and cannot be resumed`;
-}
-
-function retryGuidance(runId: string, state: RunState): string {
-  if (state === 'budget_exhausted') return `Run ${runId} exhausted its budget; use workflow_resume with a budget patch instead of retrying`;
-  if (state === 'completed') return `Run ${runId} completed; there is nothing to retry`;
-  if (state === 'stopped') return `Run ${runId} was stopped, which is irreversible; relaunch instead`;
-  if (state === 'interrupted' || state === 'paused') return `Run ${runId} is ${state}; use workflow_resume to continue it`;
-  return `Run ${runId} is ${state}; only failed runs can be retried`;
 }

@@ -22,7 +22,8 @@ export function createPiTransportPlugin(options: PiTransportOptions = {}): Kerne
 }
 
 export { createPiTransport, TRANSPORT_NAME, type PiTransportOptions } from './transport.js';
-export { RESULT_TOOL_NAME, createResultTool, type ResultToolOptions } from './result-tool.js';
+export { RESULT_TOOL_NAME, RESULT_EXTENSION_NAME, ResultToolController, createResultTool, type ResultToolOptions } from './result-tool.js';
 export { resolveModel, modelReferenceCandidates, THINKING_LEVELS, type ModelReference, type ResolvedModel } from './models.js';
-export { PiWorkflowSession, ProgressChannel } from './session.js';
+export { PiWorkflowSession, ProgressChannel, type TurnResultTool } from './session.js';
+export { builtinToolNames, canonicalPath, toolAllowlist, type ToolSelectionInput, type SelectorInput } from './selection.js';
 export { sessionStats } from './stats.js';

@@ -4,6 +4,11 @@
  * settings, extensions) and kept in memory; the engine persists only the
  * transport-neutral reference `{ transport: 'pi', sessionId }`. Services come
  * first, so a model from an extension's provider resolves like a built-in one.
+ *
+ * Resources follow the agent's selectors and a nested child's ceiling
+ * (`selection.ts`): skills and extensions are filtered while the resource
+ * loader loads them, tools through Pi's allowlist, which Pi also applies to
+ * tools registered later. `resources()` reports what the session resolved.
  */
 import path from 'node:path';
 import { SessionManager, createAgentSessionFromServices, type SessionStartEvent } from '@earendil-works/pi-coding-agent';
@@ -50,6 +55,12 @@ function startEvent(settings: AgentTransportContext['settings']): SessionStartEv
   return event as SessionStartEvent;
 }
 
+/**
+ * The `input.tools` selectors meet the built-in tools and the tools the
+ * loaded extensions registered; `prepared.skills` and `prepared.extensions`
+ * meet the discovered skills and extension files. The result tool and the
+ * custom tools are the session's own: always active unless excluded.
+ */
 async function createPiSession(input: SessionInput, context: AgentTransportContext, options: PiTransportOptions): Promise<WorkflowSession> {
   const { prepared } = context;
   const { ceiling } = input;

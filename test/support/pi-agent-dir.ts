@@ -35,6 +35,46 @@ export function createTempAgentDir(models?: unknown, settings: Record<string, un
   return { root, agentDir, cwd, close: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/** Writes `<agentDir>/skills/<name>/SKILL.md`, where Pi discovers user skills; returns the file. */
+export function writeSkill(agentDir: string, name: string, description: string): string {
+  const dir = join(agentDir, 'skills', name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'SKILL.md');
+  writeFileSync(file, `---\nname: ${name}\ndescription: ${description}\n---\n\nFollow the ${name} instructions.\n`);
+  return file;
+}
+
+/**
+ * Writes `<agentDir>/extensions/<name>.js`, where Pi discovers user
+ * extensions: it registers the tool `<name>_tool` and, when it loads, appends
+ * its name to `<root>/loaded.log` (so a test sees whether its code ran).
+ * Returns the file.
+ */
+export function writeToolExtension(dir: TempAgentDir, name: string): string {
+  const extensions = join(dir.agentDir, 'extensions');
+  mkdirSync(extensions, { recursive: true });
+  const file = join(extensions, `${name}.js`);
+  const log = JSON.stringify(join(dir.root, 'loaded.log'));
+  writeFileSync(
+    file,
+    [
+      `import { appendFileSync } from 'node:fs';`,
+      `export default function (pi) {`,
+      `  appendFileSync(${log}, ${JSON.stringify(`${name}\n`)});`,
+      `  pi.registerTool({`,
+      `    name: ${JSON.stringify(`${name}_tool`)},`,
+      `    label: ${JSON.stringify(name)},`,
+      `    description: 'A test tool',`,
+      `    parameters: { type: 'object', properties: {} },`,
+      `    async execute() { return { content: [{ type: 'text', text: 'ok' }], details: undefined }; },`,
+      `  });`,
+      `}`,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
 export interface FauxAgentDir extends TempAgentDir {
   readonly faux: FauxProviderRegistration;
   readonly provider: string;

@@ -1,14 +1,21 @@
 /** Builds the `SessionInput` and transport context the engine would pass, for direct transport tests. */
 import type { AgentCallOptions } from '../../kernel/contracts/agent-options.js';
-import type { CustomToolDefinition, SessionInput } from '../../kernel/contracts/setup.js';
+import type { CustomToolDefinition, ResolvedResources, SessionInput } from '../../kernel/contracts/setup.js';
 import type { AgentTransportContext } from '../../kernel/contracts/transport.js';
 import type { JsonValue } from '../../kernel/json.js';
 
 export interface SessionSpec {
   readonly cwd: string;
   readonly model: string;
+  /** Tool selectors (`input.tools` and `prepared.tools`). */
   readonly tools?: readonly string[];
+  /** Skill selectors (`prepared.skills`). */
+  readonly skills?: readonly string[];
+  /** Extension selectors (`prepared.extensions`). */
+  readonly extensions?: readonly string[];
   readonly excludeTools?: readonly string[];
+  /** A nested child's parent ceiling. */
+  readonly ceiling?: ResolvedResources;
   readonly options?: AgentCallOptions;
   readonly turnControl?: string;
   readonly systemPromptAppend?: string;
@@ -32,6 +39,7 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
     options: spec.options ?? {},
     ...(spec.customTools === undefined ? {} : { customTools: spec.customTools }),
     ...(spec.extensionFactories === undefined ? {} : { extensionFactories: spec.extensionFactories }),
+    ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }),
   };
   const context: AgentTransportContext = {
     run: { cwd: spec.cwd, sessionId: 's1', runId: 'r1', workflow: { name: 'test' }, args: null, signal },
@@ -43,8 +51,8 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
     prepared: {
       model: spec.model,
       tools,
-      skills: [],
-      extensions: [],
+      skills: spec.skills ?? [],
+      extensions: spec.extensions ?? [],
       excludeTools: spec.excludeTools ?? [],
       ...(spec.systemPromptAppend === undefined ? {} : { systemPromptAppend: spec.systemPromptAppend }),
       ...(spec.turnControl === undefined ? {} : { turnControl: spec.turnControl }),

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fauxAssistantMessage, fauxText, fauxToolCall, type FauxResponseStep } from '@earendil-works/pi-ai';
+import { fauxAssistantMessage, fauxText, fauxToolCall, getCurrentTools, type FauxResponseStep } from '@earendil-works/pi-ai';
 import type { RunSnapshot } from '../../../kernel/engine/snapshot.js';
 import { RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, createTempAgentDir, type FauxAgentDir, type TempAgentDir } from '../../support/pi-agent-dir.js';
@@ -69,6 +69,63 @@ describe('engine + pi transport (faux provider)', () => {
     expect(asked[0]).toEqual(['Summarize']);
     expect(asked[1]?.[0]).toBe('Summarize');
     expect(asked[1]?.[1]).toMatch(/^Attempt 2 of 2\./);
+  });
+
+  it('continues one session across handle sends, each send with its own result schema', async () => {
+    const users: string[][] = [];
+    const step =
+      (args: Parameters<typeof fauxToolCall>[1]): FauxResponseStep =>
+      (context) => {
+        users.push(context.messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''))));
+        return fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, args), { stopReason: 'toolUse' });
+      };
+    dir.faux.setResponses([step({ result: 'first' }), step({ n: 2 })]);
+    const outcome = await pi.run(`
+      const dev = agent.create({ name: 'dev', model: '${dir.model()}' });
+      const a = await dev.send('one');
+      const b = await dev.send('two', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } });
+      return [a, b];
+    `);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.value).toEqual(['first', { n: 2 }]);
+    expect(users).toEqual([['one'], ['one', 'two']]);
+  });
+
+  it('bounds a nested child by its parent: the child spawned with the agent tool never gets a tool the parent lacked', async () => {
+    const parentTools: string[][] = [];
+    const childTools: string[][] = [];
+    const call = (name: string, args: Parameters<typeof fauxToolCall>[1]) => fauxAssistantMessage(fauxToolCall(name, args), { stopReason: 'toolUse' });
+    const textOf = (message: { content: readonly { type: string; text?: string }[] }) => message.content.map((part) => part.text ?? '').join('');
+    const step: FauxResponseStep = (context) => {
+      const user = context.messages.find((message) => message.role === 'user');
+      const task = typeof user?.content === 'string' ? user.content : (user?.content ?? []).map((part) => ('text' in part ? part.text : '')).join('');
+      const tools = getCurrentTools(context.messages).map((tool) => tool.name);
+      if (task === 'child task') {
+        childTools.push(tools);
+        return call(RESULT_TOOL_NAME, { result: 'child done' });
+      }
+      parentTools.push(tools);
+      const last = context.messages.at(-1);
+      if (last?.role === 'toolResult' && last.toolName === 'agent') return call('get_subagent_result', { id: (JSON.parse(textOf(last)) as { id: string }).id });
+      if (last?.role === 'toolResult' && last.toolName === 'get_subagent_result') {
+        return call(RESULT_TOOL_NAME, { result: `parent got ${(JSON.parse(textOf(last)) as { result: string }).result}` });
+      }
+      // The child asks for bash (and, positive-only, for everything): the ceiling decides.
+      return call('agent', { prompt: 'child task', label: 'kid', model: dir.model(), tools: ['bash', 'read'] });
+    };
+    dir.faux.setResponses(Array.from({ length: 8 }, () => step));
+    const outcome = await pi.run(`return await agent('parent task', { model: '${dir.model()}', tools: ['!*', 'read', 'grep'] })`);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.value).toBe('parent got child done');
+    expect(parentTools).toHaveLength(3);
+    expect(childTools).toHaveLength(1);
+    const parent = new Set(parentTools[0]);
+    expect([...parent].sort()).toEqual(['agent', 'get_subagent_result', 'grep', 'read', RESULT_TOOL_NAME]);
+    const child = childTools[0] ?? [];
+    expect(child).toContain('read');
+    expect(child).toContain('grep');
+    expect(child).not.toContain('bash');
+    for (const tool of child) expect(parent.has(tool)).toBe(true);
   });
 
   it('fails with UNKNOWN_MODEL naming a model the agent dir does not have', async () => {

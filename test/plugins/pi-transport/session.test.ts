@@ -3,7 +3,7 @@
  * in a temporary agent dir's models.json. No part of Pi is mocked.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fauxAssistantMessage, fauxText, fauxToolCall, type FauxResponseStep, type TranscriptContext } from '@earendil-works/pi-ai';
+import { fauxAssistantMessage, fauxText, fauxToolCall, getCurrentTools, type FauxResponseStep, type TranscriptContext } from '@earendil-works/pi-ai';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import type { SessionProgress, WorkflowSession } from '../../../kernel/contracts/transport.js';
 import type { JsonValue } from '../../../kernel/json.js';
@@ -204,15 +204,15 @@ describe('pi transport session (faux provider)', () => {
     expect(transcript(seen!).map((message) => message.text)).toEqual(['Task', 'Budget: wrap up.']);
   });
 
-  it('limits tools to input.tools plus workflow_result and honours excludeTools', async () => {
+  it('evaluates tool selectors: ["!*", ...] keeps only the listed tools plus workflow_result, excludeTools removes one', async () => {
     let declared: string[] = [];
     dir.faux.setResponses([
       (context) => {
-        declared = context.messages.flatMap((message) => (message.role === 'system' ? (message.toolsAdded ?? []).map((tool) => tool.name) : []));
+        declared = getCurrentTools(context.messages).map((tool) => tool.name);
         return submit({ result: 'ok' });
       },
     ]);
-    const { session } = await start({ tools: ['read', 'bash', 'grep'], excludeTools: ['bash'] });
+    const { session } = await start({ tools: ['!*', 'read', 'bash', 'grep'], excludeTools: ['bash'] });
     await session.prompt('Task');
     expect(declared.sort()).toEqual(['grep', 'read', RESULT_TOOL_NAME].sort());
   });
@@ -273,5 +273,56 @@ describe('pi transport session (faux provider)', () => {
     expect(results(progress)).toEqual([{ result: 'done' }]);
     expect(dir.faux.getPendingResponseCount()).toBe(1);
     expect(session.state()).toBe('idle');
+  });
+  it('keeps one session across turns and validates each turn against its own schema', async () => {
+    const seen: TranscriptContext[] = [];
+    const record =
+      (answer: ReturnType<typeof submit>): FauxResponseStep =>
+      (context) => {
+        seen.push(structuredClone(context));
+        return answer;
+      };
+    const count = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const;
+    dir.faux.setResponses([record(submit({ result: 'one' })), record(submit({ result: 'not a count' })), record(submit({ n: 2 }))]);
+    const { session, progress } = await start();
+    await session.prompt('First', {});
+    const systemBefore = session.systemPrompt?.();
+    await session.prompt('Second', { outputSchema: count });
+    expect(results(progress)).toEqual([{ result: 'one' }, { n: 2 }]);
+    const [first, wrong, second] = seen;
+    const resultTool = (context: TranscriptContext | undefined) => getCurrentTools(context?.messages ?? []).find((tool) => tool.name === RESULT_TOOL_NAME);
+    // Turn 1 declares { result: string }; turn 2 re-declares the tool with the turn's schema.
+    expect(resultTool(first)?.parameters).toMatchObject({ properties: { result: { type: 'string' } }, required: ['result'] });
+    expect(resultTool(wrong)?.parameters).toEqual(count);
+    expect(resultTool(second)?.parameters).toEqual(count);
+    // The { result } submission was refused in turn 2 and corrected in the same run.
+    expect(second?.messages.filter((message) => message.role === 'toolResult').at(-1)).toMatchObject({ toolName: RESULT_TOOL_NAME, isError: true });
+    // One transcript: the second session request still holds both user prompts.
+    expect(transcript(second!).filter((message) => message.role === 'user').map((message) => message.text)).toEqual(['First', 'Second']);
+    // Only the tool declaration changed, never the system prompt.
+    expect(session.systemPrompt?.()).toBe(systemBefore);
+  });
+
+  it('uses the creation-time outputSchema for a prompt without a turn, and { result } for a turn without a schema', async () => {
+    const declared: unknown[] = [];
+    const capture: FauxResponseStep = (context) => {
+      declared.push(getCurrentTools(context.messages).find((tool) => tool.name === RESULT_TOOL_NAME)?.parameters);
+      return context.messages.filter((message) => message.role === 'user').length === 1 ? submit({ n: 1 }) : submit({ result: 'text' });
+    };
+    dir.faux.setResponses([capture, capture]);
+    const outputSchema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    const { session, progress } = await start({ options: { outputSchema } });
+    await session.prompt('Count');
+    await session.prompt('Describe', {});
+    expect(results(progress)).toEqual([{ n: 1 }, { result: 'text' }]);
+    expect(declared[0]).toEqual(outputSchema);
+    expect(declared[1]).toMatchObject({ required: ['result'] });
+  });
+
+  it('rejects a turn whose schema cannot compile before anything is sent', async () => {
+    const { session } = await start();
+    await expect(session.prompt('Bad', { outputSchema: { type: 'nonsense' } })).rejects.toMatchObject({ code: 'INVALID_SCHEMA' });
+    expect(session.state()).toBe('idle');
+    expect(session.stats().turns).toBe(0);
   });
 });

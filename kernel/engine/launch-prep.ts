@@ -1,0 +1,115 @@
+/**
+ * What every launch, resume and retry prepares before a run moves: settings,
+ * the preflight against the loaded primitives and functions, the segment's
+ * plugin state, and launch inspection of static agent options.
+ */
+import { WorkflowError, isWorkflowError } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import type { Kernel } from '../kernel.js';
+import { loadingRegistry } from '../registry/index.js';
+import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
+import { preflight, type PreflightResult } from '../preflight/index.js';
+import type { PrimitiveDefinition } from '../contracts/primitive.js';
+import { initialPreparation } from './ops/agent-options.js';
+import { beginSegment, type Segment } from './segment.js';
+import type { RunSnapshot } from './snapshot.js';
+
+/** Globals every script has, whatever plugins are loaded. */
+export const CORE_PRIMITIVES: readonly string[] = ['agent', 'shell', 'phase', 'log', 'prompt', 'parallel', 'pipeline', 'args'];
+
+export interface PrepOptions {
+  readonly kernel: Kernel;
+  readonly agentDir?: string;
+  readonly home?: string;
+  readonly projectTrusted?: boolean;
+}
+
+export class LaunchPrep {
+  readonly #options: PrepOptions;
+  readonly primitives: ReadonlyMap<string, PrimitiveDefinition>;
+
+  constructor(options: PrepOptions) {
+    this.#options = options;
+    const primitives = new Map<string, PrimitiveDefinition>();
+    for (const primitive of options.kernel.hooks.registry.primitives.call([])) {
+      if (CORE_PRIMITIVES.includes(primitive.name) || primitives.has(primitive.name)) {
+        throw new WorkflowError('GLOBAL_COLLISION', `Script primitive "${primitive.name}" is defined twice`, { name: primitive.name });
+      }
+      primitives.set(primitive.name, primitive);
+    }
+    this.primitives = primitives;
+  }
+
+  get agentDir(): string {
+    return this.#options.agentDir ?? resolveAgentDir();
+  }
+
+  get projectTrusted(): boolean {
+    return this.#options.projectTrusted ?? false;
+  }
+
+  settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
+    return loadSettings({
+      cwd,
+      ...(concurrency === undefined ? {} : { runOptions: { concurrency } }),
+      agentDir: this.agentDir,
+      projectTrusted: this.projectTrusted,
+      ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
+    });
+  }
+
+  compile(source: string): PreflightResult {
+    const functions = [...loadingRegistry().functions().keys()];
+    const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.primitives.has(name));
+    if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
+    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions });
+  }
+
+  /**
+   * A stored source passed preflight at launch, so a preflight failure now
+   * means the registry changed under the run (a function is gone).
+   */
+  recompile(source: string): PreflightResult {
+    try {
+      return this.compile(source);
+    } catch (error) {
+      if (isWorkflowError(error) && error.code === 'INVALID_SYNTAX') {
+        throw new WorkflowError('RESUME_INCOMPATIBLE', `The stored workflow no longer compiles against the loaded extensions (${error.message}); relaunch instead`, error.details);
+      }
+      throw error;
+    }
+  }
+
+  segment(kind: 'launch' | 'resume' | 'retry', cwd: string, settings: LoadedSettings, snapshot?: RunSnapshot): Promise<Segment> {
+    return beginSegment({
+      kernel: this.#options.kernel,
+      kind,
+      cwd,
+      agentDir: this.agentDir,
+      projectTrusted: this.projectTrusted,
+      settings,
+      ...(snapshot ? { snapshot } : {}),
+      signal: new AbortController().signal,
+    });
+  }
+
+  /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */
+  async inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly Readonly<Record<string, JsonValue>>[], signal: AbortSignal): Promise<void> {
+    for (const options of optionSets) {
+      await this.#options.kernel.hooks.preparation.prepare.promise(initialPreparation(options, settings.settings.extensionSettings), {
+        options,
+        cwd,
+        projectCwd: cwd,
+        agentDir: this.agentDir,
+        projectTrusted: this.projectTrusted,
+        defaults: segment.defaults,
+        capabilities: { tools: [], skills: [], extensions: [] },
+        knownModels: segment.inventory.knownModels,
+        availableModels: segment.inventory.availableModels,
+        signal,
+        mode: 'inspection',
+        segment: segment.token,
+      });
+    }
+  }
+}
