@@ -23,18 +23,7 @@
  * Node runs this file with type stripping; the resolve hook below maps the kernel's relative `.js`
  * imports to their `.ts` sources. `node bench/engine.ts --hold <json>` is the holder process.
  */
-import { registerHooks } from 'node:module';
-
-registerHooks({
-  resolve(specifier, context, next) {
-    try {
-      return next(specifier, context);
-    } catch (error) {
-      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  },
-});
+import '../scripts/ts-resolve.mjs';
 
 const fs = (await import('node:fs')).default;
 const { spawn } = await import('node:child_process');

@@ -1,28 +1,16 @@
 /**
  * Where the sandbox worker file is, and how to start it. From source (tests)
  * the worker is the .ts file beside this one, run by Node's type stripping
- * with a resolve hook that maps relative `.js` imports to `.ts`; from dist/
+ * with scripts/ts-resolve.mjs mapping relative `.js` imports to `.ts`; from dist/
  * this module lives in a shared chunk, so the worker is found from the
  * package root.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const PACKAGE_NAME = 'pi-extensible-workflows';
 
-const TS_RESOLVE_HOOK = `
-import { registerHooks } from 'node:module';
-registerHooks({
-  resolve(specifier, context, next) {
-    try {
-      return next(specifier, context);
-    } catch (error) {
-      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  },
-});`;
 
 export interface WorkerLaunch {
   readonly path: string;
@@ -32,7 +20,8 @@ export interface WorkerLaunch {
 export function sandboxWorker(moduleUrl: string = import.meta.url): WorkerLaunch {
   const here = fileURLToPath(moduleUrl);
   if (here.endsWith('.ts')) {
-    return { path: join(dirname(here), 'worker.ts'), execArgv: ['--import', `data:text/javascript,${encodeURIComponent(TS_RESOLVE_HOOK)}`] };
+    // Source mode (tests): the repository's resolve hook maps our `.js` imports to `.ts`.
+    return { path: join(dirname(here), 'worker.ts'), execArgv: ['--import', pathToFileURL(join(dirname(here), '..', '..', 'scripts', 'ts-resolve.mjs')).href] };
   }
   for (let dir = dirname(here); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');

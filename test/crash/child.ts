@@ -13,18 +13,7 @@
  *
  * Usage: node test/crash/child.ts '<json ChildConfig>'
  */
-import { registerHooks } from 'node:module';
-
-registerHooks({
-  resolve(specifier, context, next) {
-    try {
-      return next(specifier, context);
-    } catch (error) {
-      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  },
-});
+import '../../scripts/ts-resolve.mjs';
 
 export interface ChildConfig {
   /** Run storage root, agent dir and home of the engine. */
