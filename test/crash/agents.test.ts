@@ -338,7 +338,7 @@ describe('a host SIGKILLed during an agent turn on the Pi transport', () => {
     expect(sessions[firstKey]).toHaveLength(1);
     expect(sessions[secondKey]).toHaveLength(2);
     expect(JSON.stringify(sessions[secondKey])).toContain('"transport":"pi"');
-    summary.push(`requests per host ${JSON.stringify(table)}, second agent's frozen model ${(configurations[secondKey] as { model: string }).model}, run dir ${runDir}`);
+    summary.push(`requests per host ${JSON.stringify(table)}, second agent's frozen model ${(configurations[secondKey] as { model: string }).model} before and after the alias moved to ${MODEL_B}`);
     dirs.push(base);
   });
 });
