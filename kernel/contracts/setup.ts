@@ -14,6 +14,12 @@ export interface PreparedAgentSession {
   readonly excludeTools: readonly string[];
   readonly systemPrompt?: string;
   readonly systemPromptAppend?: string;
+  /**
+   * Context file selection (AGENTS.md and the like): `false` loads none, an
+   * array of path selectors keeps the matching discovered files, absent or
+   * `true` keeps the transport's default discovery.
+   */
+  readonly contextFiles?: boolean | readonly string[];
   /** Transient retry and soft-budget text, delivered apart from the task. */
   readonly turnControl?: string;
 }

@@ -22,6 +22,7 @@ import {
   type InlineExtension,
   type LoadExtensionsResult,
 } from '@earendil-works/pi-coding-agent';
+import { evaluateSelectors } from '../../kernel/index.js';
 import { createModelRuntime } from './inventory.js';
 import { canonicalPath, isInlineExtension, isUnrestricted, selectExtensions, selectSkills, type ExtensionCandidate, type SelectorInput } from './selection.js';
 
@@ -37,7 +38,21 @@ export interface ServicesInput {
   readonly extensionFactories?: readonly unknown[] | undefined;
   readonly skills?: SelectorInput | undefined;
   readonly extensions?: SelectorInput | undefined;
+  /** `false`: no context files; selectors: keep the matching discovered paths. */
+  readonly contextFiles?: boolean | readonly string[] | undefined;
   readonly signal?: AbortSignal | undefined;
+}
+
+/** The agentsFilesOverride for a context-file selection, or nothing for Pi's default discovery. */
+function contextFilesOption(selection: boolean | readonly string[] | undefined) {
+  if (selection === undefined || selection === true) return {};
+  if (selection === false) return { noContextFiles: true };
+  return {
+    agentsFilesOverride: (base: { agentsFiles: { path: string; content: string }[] }) => {
+      const kept = new Set(evaluateSelectors(base.agentsFiles.map((file) => file.path), selection, 'extensions'));
+      return { agentsFiles: base.agentsFiles.filter((file) => kept.has(file.path)) };
+    },
+  };
 }
 
 /** A named inline extension (`<inline:name>`). */
@@ -104,6 +119,7 @@ export async function createSessionServices(input: ServicesInput): Promise<Agent
       ...(selectedPaths === undefined ? {} : { noExtensions: true, additionalExtensionPaths: [...selectedPaths] }),
       extensionsOverride: (base) => orderAndGuard(base, new Set(own.map((extension) => `<inline:${extension.name}>`)), selectedKeys),
       ...(isUnrestricted(skills) ? {} : { skillsOverride: (base) => ({ skills: selectSkills(base.skills, skills), diagnostics: base.diagnostics }) }),
+      ...contextFilesOption(input.contextFiles),
       ...(systemPrompt === undefined ? {} : { systemPromptOverride: () => systemPrompt }),
       ...(systemPromptAppend === undefined || systemPromptAppend === '' ? {} : { appendSystemPromptOverride: (base: string[]) => [...base, systemPromptAppend] }),
     },

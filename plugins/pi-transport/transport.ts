@@ -82,6 +82,7 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     extensionFactories: input.extensionFactories,
     skills: { selectors: prepared.skills, ceiling: ceiling?.skills },
     extensions: { selectors: prepared.extensions, ceiling: ceiling?.extensions },
+    contextFiles: prepared.contextFiles,
     signal: context.signal,
   });
   const resolved: ResolvedModel | undefined = input.model === '' ? undefined : resolveModel(services.modelRuntime, input.model);

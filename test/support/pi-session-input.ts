@@ -16,6 +16,8 @@ export interface SessionSpec {
   readonly excludeTools?: readonly string[];
   /** A nested child's parent ceiling. */
   readonly ceiling?: ResolvedResources;
+  /** Context file selection (`prepared.contextFiles`). */
+  readonly contextFiles?: boolean | readonly string[];
   readonly options?: AgentCallOptions;
   readonly turnControl?: string;
   readonly systemPromptAppend?: string;
@@ -56,6 +58,7 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
       excludeTools: spec.excludeTools ?? [],
       ...(spec.systemPromptAppend === undefined ? {} : { systemPromptAppend: spec.systemPromptAppend }),
       ...(spec.turnControl === undefined ? {} : { turnControl: spec.turnControl }),
+      ...(spec.contextFiles === undefined ? {} : { contextFiles: spec.contextFiles }),
     },
   };
   return [input, context];

@@ -48,7 +48,15 @@ export function thawConfiguration(value: JsonValue, identity: string): FrozenAge
   return config as FrozenAgentConfiguration;
 }
 
+/** Only `false` and string arrays select context files; anything else keeps the default discovery. */
+function contextSelection(value: JsonValue | undefined): boolean | readonly string[] | undefined {
+  if (value === false) return false;
+  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value as readonly string[];
+  return undefined;
+}
+
 export function preparedSession(config: FrozenAgentConfiguration, turnControl: string | undefined): PreparedAgentSession {
+  const contextFiles = contextSelection(config.contextFiles);
   return {
     model: config.model,
     tools: config.tools,
@@ -57,6 +65,7 @@ export function preparedSession(config: FrozenAgentConfiguration, turnControl: s
     excludeTools: config.excludeTools,
     ...(config.systemPrompt === undefined ? {} : { systemPrompt: config.systemPrompt }),
     ...(config.systemPromptAppend === undefined ? {} : { systemPromptAppend: config.systemPromptAppend }),
+    ...(contextFiles === undefined ? {} : { contextFiles }),
     ...(turnControl === undefined ? {} : { turnControl }),
   };
 }

@@ -12,6 +12,7 @@ const CORE_OPTIONS: Readonly<Record<string, (value: unknown) => boolean>> = {
   tools: isStringArray,
   excludeTools: isStringArray,
   outputSchema: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  contextFiles: (value) => typeof value === 'boolean' || isStringArray(value),
   retries: (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 10,
   timeoutMs: (value) => Number.isInteger(value) && (value as number) > 0,
 };

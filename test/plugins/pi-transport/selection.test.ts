@@ -203,3 +203,30 @@ describe('extension selectors', () => {
     expect(none.resources?.().extensions).toEqual([]);
   });
 });
+
+describe('context files', () => {
+  let dir: FauxAgentDir;
+  beforeAll(() => {
+    dir = createFauxAgentDir();
+    writeFileSync(join(dir.cwd, 'AGENTS.md'), 'Project rule: always answer in haiku.');
+    mkdirSync(join(dir.cwd, 'docs'), { recursive: true });
+  });
+  afterAll(() => dir.close());
+
+  it('keeps the discovered AGENTS.md by default', async () => {
+    const session = await start(dir);
+    expect(session.systemPrompt?.()).toContain('always answer in haiku');
+  });
+
+  it('false loads no context file', async () => {
+    const session = await start(dir, { contextFiles: false });
+    expect(session.systemPrompt?.()).not.toContain('always answer in haiku');
+  });
+
+  it('path selectors keep only the matching files', async () => {
+    const kept = await start(dir, { contextFiles: ['**/AGENTS.md'] });
+    expect(kept.systemPrompt?.()).toContain('always answer in haiku');
+    const dropped = await start(dir, { contextFiles: ['!*'] });
+    expect(dropped.systemPrompt?.()).not.toContain('always answer in haiku');
+  });
+});
