@@ -66,12 +66,16 @@ export class RunRecord {
     return { runId, sessionId, cwd, workflowName: workflow.name, at: this.#snapshot.updatedAt };
   }
 
-  /** Writes the snapshot atomically; the only way state changes. */
-  update(change: (draft: Mutable<RunSnapshot>) => void): void {
+  /**
+   * Writes the snapshot atomically; the only way state changes. State
+   * transitions, decisions and frozen configurations are durable (fsynced);
+   * agent progress bookkeeping passes `durable: false`.
+   */
+  update(change: (draft: Mutable<RunSnapshot>) => void, options: { durable?: boolean } = {}): void {
     const draft: Mutable<RunSnapshot> = { ...this.#snapshot };
     change(draft);
     draft.updatedAt = this.now().toISOString();
-    writeSnapshot(this.runDir, draft);
+    writeSnapshot(this.runDir, draft, options);
     this.#snapshot = draft;
   }
 
@@ -118,9 +122,13 @@ export class RunRecord {
 
   setAgent(summary: AgentSummary): void {
     const previous = this.#snapshot.agents[summary.id];
-    this.update((draft) => {
-      draft.agents = { ...draft.agents, [summary.id]: summary };
-    });
+    // Agent summaries are progress, rebuilt on replay: a power loss may roll them back.
+    this.update(
+      (draft) => {
+        draft.agents = { ...draft.agents, [summary.id]: summary };
+      },
+      { durable: false },
+    );
     if (previous?.state !== summary.state || previous.attempts !== summary.attempts) {
       this.emit({ type: WORKFLOW_AGENT_STATE_CHANGED_EVENT, ...this.base(), agentId: summary.id, label: summary.label, state: summary.state, attempt: summary.attempts });
     }

@@ -5,11 +5,21 @@ import { WorkflowError, messageOf } from '../errors.js';
 import { FILE_MODE, closeQuietly, fsyncDirectory, removeQuietly, writeAll } from './fs-util.js';
 import { randomSuffix } from './paths.js';
 
+export interface AtomicWriteOptions {
+  /**
+   * fsync the file and its directory (default). Without it the rename is
+   * still atomic and survives a killed process; only a power loss can lose
+   * the newest version.
+   */
+  readonly durable?: boolean;
+}
+
 /**
  * Writes `data` to a temp file in the same directory, fsyncs it, sets `mode`
  * and renames it over `target`. The temp file is removed on failure.
  */
-export function writeFileAtomic(target: string, data: string | Uint8Array, mode: number = FILE_MODE): void {
+export function writeFileAtomic(target: string, data: string | Uint8Array, mode: number = FILE_MODE, options: AtomicWriteOptions = {}): void {
+  const durable = options.durable ?? true;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const dir = path.dirname(target);
   const temp = path.join(dir, `.${path.basename(target)}.${randomSuffix()}.tmp`);
@@ -17,7 +27,7 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode:
   try {
     fd = fs.openSync(temp, 'wx', mode);
     writeAll(fd, bytes);
-    fs.fsyncSync(fd);
+    if (durable) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
     fs.chmodSync(temp, mode);
@@ -29,7 +39,7 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode:
       cause: error,
     });
   }
-  fsyncDirectory(dir);
+  if (durable) fsyncDirectory(dir);
 }
 
 /** Creates a new file (never replacing one) with `mode`, fsynced. Used inside a directory still under its temp name. */

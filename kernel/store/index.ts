@@ -37,3 +37,4 @@ export type { RunEntry } from './list.js';
 export { deleteRun, deleteRuns } from './delete.js';
 export type { DeleteOptions, DeleteResult, DeleteSkip, DeleteSkipReason } from './delete.js';
 export { isTerminalSnapshot, snapshotReferences, snapshotState } from './snapshot-fields.js';
+export type { AtomicWriteOptions } from './atomic.js';

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowError, messageOf } from '../errors.js';
-import { writeFileAtomic } from './atomic.js';
-import { errnoCode } from './fs-util.js';
+import { writeFileAtomic, type AtomicWriteOptions } from './atomic.js';
+import { FILE_MODE, errnoCode } from './fs-util.js';
 import { isJsonObject, prettyJson, snapshotText } from './json-text.js';
 import { RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
 
@@ -32,8 +32,9 @@ export function readSnapshot(runDir: string): unknown {
 }
 
 /** Replaces `snapshot.json` atomically. */
-export function writeSnapshot(runDir: string, snapshot: object): void {
-  writeFileAtomic(path.join(runDir, SNAPSHOT_FILE), snapshotText(snapshot));
+/** `durable: false` for frequent bookkeeping (agent progress), which a power loss may roll back. */
+export function writeSnapshot(runDir: string, snapshot: object, options: AtomicWriteOptions = {}): void {
+  writeFileAtomic(path.join(runDir, SNAPSHOT_FILE), snapshotText(snapshot), FILE_MODE, options);
 }
 
 /** Writes `result.json` (pretty UTF-8 JSON) atomically. */

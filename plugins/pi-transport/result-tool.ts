@@ -69,12 +69,27 @@ function resultShape(outputSchema: JsonSchema | undefined, override: Omit<Custom
 }
 
 /** A validator of its own per tool: a schema's `$id` may come back in every attempt. */
+/**
+ * One compiled validator per distinct schema text, each from its own ajv
+ * instance (a schema's `$id` may come back in every attempt). Compiling costs
+ * milliseconds, and most agents share the default or a handful of schemas.
+ */
+const compiled = new Map<string, ValidateFunction>();
+const COMPILED_LIMIT = 256;
+
 function compile(schema: Readonly<Record<string, JsonValue>>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  let validate: ValidateFunction;
   try {
-    return createAjv({ strict: false }).compile(schema);
+    validate = createAjv({ strict: false }).compile(schema);
   } catch (error) {
     throw new WorkflowError('INVALID_SCHEMA', `the agent outputSchema cannot be compiled: ${messageOf(error)}`, undefined, { cause: error });
   }
+  if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, validate);
+  return validate;
 }
 
 function description(outputSchema: JsonSchema | undefined): string {

@@ -31,7 +31,7 @@ export function encodeBase64url(bytes: Uint8Array): string {
 }
 
 /** Decodes canonical unpadded base64url; throws a `TypeError` on anything else. */
-export function decodeBase64url(text: string): Uint8Array {
+export function decodeBase64url(text: string): Uint8Array<ArrayBuffer> {
   if (text.length % 4 === 1) throw new TypeError('invalid base64url: impossible length');
   const values = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) {

@@ -82,10 +82,13 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
       record.setAgent({ ...summary(label, attempt, usage), state: 'running' });
     },
     onSession: (attempt, reference) =>
-      record.update((draft) => {
-        const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
-        draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
-      }),
+      record.update(
+        (draft) => {
+          const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
+          draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
+        },
+        { durable: false },
+      ),
     ...(place.handle ? { handleSessions: deps.handleSessions } : {}),
     forChild: (childId) =>
       createAgentEnv(deps, { agentId: childId, path, label: childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), handle: false, parentId: agentId }),

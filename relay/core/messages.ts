@@ -1,0 +1,209 @@
+/**
+ * Defensive decoding of every inbound WebSocket frame. Nothing here throws:
+ * each frame becomes either a typed message or a refusal with its close code.
+ * Unknown extra fields are ignored; unknown types, missing or wrongly typed
+ * fields are refused with 4400.
+ */
+import { isBase64url, isSessionIdShape } from './ids.js';
+
+/** Close codes of spec 3. */
+export const CLOSE = {
+  INVALID: 4400,
+  AUTH_REQUIRED: 4401,
+  FORBIDDEN: 4403,
+  OFFLINE: 4404,
+  RELAY_DISABLED: 4405,
+  UNSUPPORTED_PROTO: 4406,
+  AUTH_TIMEOUT: 4408,
+  REPLACED: 4409,
+  RATE_LIMITED: 4429,
+} as const;
+export type CloseCode = (typeof CLOSE)[keyof typeof CLOSE];
+
+/** The protocol version carried by `challenge` and `welcome`. */
+export const PROTO = 1;
+
+/** A WebSocket frame as an adapter receives it: a string for text frames, bytes for binary frames. */
+export type Frame = string | ArrayBuffer | ArrayBufferView;
+
+export type AuthMessage = { readonly type: 'auth'; readonly signature: string };
+export type PingMessage = { readonly type: 'ping' };
+export type PongMessage = { readonly type: 'pong' };
+export type AuthorityRelayMessage = { readonly type: 'relay'; readonly session: string; readonly data: string; readonly signaling: boolean };
+export type CloseSessionMessage = { readonly type: 'close_session'; readonly session: string };
+export type ConsumerRelayMessage = { readonly type: 'relay'; readonly data: string; readonly signaling: boolean };
+
+/** What an Authority may send before `ready`: anything that is a JSON object; the room decides 4401. */
+export type AuthorityFirstMessage = AuthMessage | { readonly type: 'other' };
+export type AuthorityMessage = AuthorityRelayMessage | CloseSessionMessage | PingMessage | PongMessage;
+export type ConsumerMessage = ConsumerRelayMessage | PingMessage | PongMessage;
+
+export type Refusal = { readonly ok: false; readonly code: CloseCode; readonly reason: string };
+export type Decoded<T> = { readonly ok: true; readonly message: T } | Refusal;
+
+function refuse(reason: string, code: CloseCode = CLOSE.INVALID): Refusal {
+  return { ok: false, code, reason };
+}
+
+/** UTF-8 length of `text`, stopping early once it exceeds `limit`. */
+export function utf8Length(text: string, limit = Infinity): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= limit; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** True when the text frame's UTF-8 encoding fits in `maxBytes` (cheap bounds first). */
+export function fitsInBytes(text: string, maxBytes: number): boolean {
+  if (text.length > maxBytes) return false;
+  if (text.length * 3 <= maxBytes) return true;
+  return utf8Length(text, maxBytes) <= maxBytes;
+}
+
+type JsonObject = { readonly [key: string]: unknown };
+
+/** Text frame → JSON object, or a 4400 refusal (binary, too large, not JSON, not an object, no string `type`). */
+export function decodeFrame(frame: Frame, maxBytes: number): Decoded<JsonObject & { readonly type: string }> {
+  if (typeof frame !== 'string') return refuse('binary frames are not accepted');
+  if (!fitsInBytes(frame, maxBytes)) return refuse('message too large');
+  let value: unknown;
+  try {
+    value = JSON.parse(frame);
+  } catch {
+    return refuse('malformed JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refuse('message is not a JSON object');
+  const type = (value as JsonObject)['type'];
+  if (typeof type !== 'string') return refuse('missing message type');
+  return { ok: true, message: value as JsonObject & { readonly type: string } };
+}
+
+function lane(value: JsonObject): boolean | undefined {
+  if (!('lane' in value) || value['lane'] === undefined) return false;
+  return value['lane'] === 'signaling' ? true : undefined;
+}
+
+function relayData(value: JsonObject): string | Refusal {
+  const data = value['data'];
+  if (typeof data !== 'string') return refuse('relay needs a string data field');
+  if (!isBase64url(data)) return refuse('data is not base64url');
+  return data;
+}
+
+function sessionField(value: JsonObject): string | Refusal {
+  const session = value['session'];
+  if (!isSessionIdShape(session)) return refuse('invalid session id');
+  return session;
+}
+
+/**
+ * First message on an Authority socket. Decoding failures are 4400; a JSON
+ * object of another type is `other` (the room answers 4401); an `auth` whose
+ * `proto` is present and not {@link PROTO} is 4406.
+ */
+export function decodeAuthorityFirst(frame: Frame, maxBytes: number): Decoded<AuthorityFirstMessage> {
+  const decoded = decodeFrame(frame, maxBytes);
+  if (!decoded.ok) return decoded;
+  const value = decoded.message;
+  if (value.type !== 'auth') return { ok: true, message: { type: 'other' } };
+  // The version is checked first: a newer client may shape the rest differently.
+  const proto = value['proto'];
+  if (proto !== undefined) {
+    if (typeof proto !== 'number' || !Number.isInteger(proto)) return refuse('proto must be an integer');
+    if (proto !== PROTO) return refuse(`unsupported protocol version ${proto}`, CLOSE.UNSUPPORTED_PROTO);
+  }
+  const signature = value['signature'];
+  if (typeof signature !== 'string') return refuse('auth needs a string signature');
+  if (!isBase64url(signature)) return refuse('signature is not base64url');
+  return { ok: true, message: { type: 'auth', signature } };
+}
+
+/** A message from an authenticated Authority. */
+export function decodeAuthorityMessage(frame: Frame, maxBytes: number): Decoded<AuthorityMessage> {
+  const decoded = decodeFrame(frame, maxBytes);
+  if (!decoded.ok) return decoded;
+  const value = decoded.message;
+  switch (value.type) {
+    case 'relay': {
+      const session = sessionField(value);
+      if (typeof session !== 'string') return session;
+      const data = relayData(value);
+      if (typeof data !== 'string') return data;
+      const signaling = lane(value);
+      if (signaling === undefined) return refuse('lane must be "signaling" when present');
+      return { ok: true, message: { type: 'relay', session, data, signaling } };
+    }
+    case 'close_session': {
+      const session = sessionField(value);
+      if (typeof session !== 'string') return session;
+      return { ok: true, message: { type: 'close_session', session } };
+    }
+    case 'ping':
+      return { ok: true, message: { type: 'ping' } };
+    case 'pong':
+      return { ok: true, message: { type: 'pong' } };
+    default:
+      return refuse('unknown message type');
+  }
+}
+
+/** A message from a Consumer. */
+export function decodeConsumerMessage(frame: Frame, maxBytes: number): Decoded<ConsumerMessage> {
+  const decoded = decodeFrame(frame, maxBytes);
+  if (!decoded.ok) return decoded;
+  const value = decoded.message;
+  switch (value.type) {
+    case 'relay': {
+      const data = relayData(value);
+      if (typeof data !== 'string') return data;
+      const signaling = lane(value);
+      if (signaling === undefined) return refuse('lane must be "signaling" when present');
+      return { ok: true, message: { type: 'relay', data, signaling } };
+    }
+    case 'ping':
+      return { ok: true, message: { type: 'ping' } };
+    case 'pong':
+      return { ok: true, message: { type: 'pong' } };
+    default:
+      return refuse('unknown message type');
+  }
+}
+
+// Outbound messages: serialized once here so adapters only move strings.
+
+export function challengeText(nonce: string): string {
+  return JSON.stringify({ type: 'challenge', proto: PROTO, nonce });
+}
+export function readyText(sessions: readonly string[]): string {
+  return JSON.stringify({ type: 'ready', sessions });
+}
+export function welcomeText(session: string): string {
+  return JSON.stringify({ type: 'welcome', session, proto: PROTO });
+}
+export function sessionOpenText(session: string): string {
+  return `{"type":"session_open","session":"${session}"}`;
+}
+export function sessionCloseText(session: string): string {
+  return `{"type":"session_close","session":"${session}"}`;
+}
+// `session` and `data` are validated base64url: no escaping is needed.
+export function relayToAuthorityText(session: string, data: string, signaling: boolean): string {
+  return signaling
+    ? `{"type":"relay","session":"${session}","data":"${data}","lane":"signaling"}`
+    : `{"type":"relay","session":"${session}","data":"${data}"}`;
+}
+export function relayToConsumerText(data: string, signaling: boolean): string {
+  return signaling ? `{"type":"relay","data":"${data}","lane":"signaling"}` : `{"type":"relay","data":"${data}"}`;
+}
+export const PONG_TEXT = '{"type":"pong"}';
+export const RELAY_DISABLED_TEXT = '{"type":"relay_disabled"}';
