@@ -36,18 +36,7 @@
  * latency is part of the kernel cost (BENCH_DIR=/dev/shm shows the figures without it). BENCH_AGENT_CALLS,
  * BENCH_AGENT_SAMPLES and BENCH_FANOUT_SAMPLES change the sample sizes (defaults 20, 9 and 7). Node runs this file with type stripping; the resolve hook maps `.js` imports to `.ts` sources.
  */
-import { registerHooks } from 'node:module';
-
-registerHooks({
-  resolve(specifier, context, next) {
-    try {
-      return next(specifier, context);
-    } catch (error) {
-      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  },
-});
+import '../scripts/ts-resolve.mjs';
 
 const fs = (await import('node:fs')).default;
 const { join } = await import('node:path');

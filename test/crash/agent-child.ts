@@ -21,18 +21,7 @@
  *
  * Usage: node test/crash/agent-child.ts '<json AgentChildConfig>'
  */
-import { registerHooks } from 'node:module';
-
-registerHooks({
-  resolve(specifier, context, next) {
-    try {
-      return next(specifier, context);
-    } catch (error) {
-      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  },
-});
+import '../../scripts/ts-resolve.mjs';
 
 export interface AgentChildConfig {
   /** A name for this host process in the request log. */
