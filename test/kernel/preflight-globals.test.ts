@@ -1,29 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { WorkflowError } from '../../kernel/errors.js';
 import { preflight } from '../../kernel/preflight/index.js';
+import { PREFLIGHT_OPTIONS, expectRejected } from '../support/preflight.js';
 
-const OPTIONS = {
-  primitives: ['agent', 'shell', 'prompt', 'parallel', 'pipeline', 'phase', 'log', 'evidence', 'checkpoint', 'withWorktree', 'tools', 'args', 'budget'],
-  functions: ['reviewLoop'],
-};
-
-function rejection(source: string): WorkflowError {
-  try {
-    preflight(source, OPTIONS);
-  } catch (error) {
-    if (error instanceof WorkflowError) return error;
-    throw error;
-  }
-  throw new Error(`accepted: ${source}`);
-}
-
-function expectRejected(source: string, line: number, column: number, ...mentions: string[]): void {
-  const error = rejection(source);
-  expect(error.code).toBe('INVALID_SYNTAX');
-  expect(error.details).toEqual({ line, column });
-  expect(error.message.startsWith(`Line ${line}, column ${column}: `)).toBe(true);
-  for (const mention of mentions) expect(error.message).toContain(mention);
-}
+const OPTIONS = PREFLIGHT_OPTIONS;
 
 function expectAccepted(source: string): void {
   expect(() => preflight(source, OPTIONS)).not.toThrow();

@@ -1,0 +1,252 @@
+/**
+ * The Node adapter: `node:http` + `ws` around the pure core. It maps socket
+ * IDs to `ws` sockets and applies the core's actions; every decision lives in
+ * `relay/core`.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { CLOSE, createRelayCore, type Action, type HttpResponse, type Outcome, type RelayCore, type RelayPolicy, type RelayStats } from '../core/index.js';
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+/** Interval of WebSocket-level pings; a socket that misses one pong is dropped. */
+export const HEARTBEAT_MS = 30_000;
+
+export interface NodeBridgeOptions {
+  /** Default 8787; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  readonly host?: string;
+  /** Policy variables (validated; an invalid value rejects with `RelayPolicyError`). Default `{}`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** An already parsed policy, instead of `env`. */
+  readonly policy?: RelayPolicy;
+  /** Share page app shell; default the core's. */
+  readonly sharePage?: () => string;
+  /** Default {@link HEARTBEAT_MS}. */
+  readonly heartbeatMs?: number;
+}
+
+export interface NodeBridge {
+  /** `http://host:port` */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly core: RelayCore;
+  stats(): RelayStats;
+  /** Closes every socket (1001) and the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * `ws` closes a socket itself on a frame over `maxPayload` (1009) or invalid
+ * UTF-8 (1007); the protocol says 4400 for an invalid message.
+ */
+class RelaySocket extends WebSocket {
+  override close(code?: number, data?: string | Buffer): void {
+    if (code === 1009) super.close(CLOSE.INVALID, 'message too large');
+    else if (code === 1007) super.close(CLOSE.INVALID, 'invalid UTF-8');
+    else super.close(code, data);
+  }
+}
+
+function formatUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function rejectUpgrade(socket: Duplex, response: HttpResponse): void {
+  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`, 'connection: close'];
+  for (const [name, value] of Object.entries(response.headers)) lines.push(`${name}: ${value}`);
+  lines.push(`content-length: ${Buffer.byteLength(response.body)}`);
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${response.body}`);
+}
+
+export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<NodeBridge> {
+  const core = createRelayCore({
+    ...(options.policy === undefined ? { env: options.env ?? {} } : { policy: options.policy }),
+    ...(options.sharePage === undefined ? {} : { sharePage: options.sharePage }),
+  });
+  const sockets = new Map<string, WebSocket>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const awaitingPong = new Set<WebSocket>();
+  let nextId = 0;
+
+  const clearTimer = (id: string): void => {
+    const timer = timers.get(id);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timers.delete(id);
+    }
+  };
+
+  const apply = (actions: readonly Action[]): void => {
+    for (const action of actions) {
+      switch (action.type) {
+        case 'send': {
+          const ws = sockets.get(action.socket);
+          if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.send(action.text);
+          break;
+        }
+        case 'close': {
+          clearTimer(action.socket);
+          const ws = sockets.get(action.socket);
+          if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(action.code, action.reason);
+          break;
+        }
+        case 'set_timer': {
+          clearTimer(action.socket);
+          const id = action.socket;
+          timers.set(
+            id,
+            setTimeout(() => {
+              timers.delete(id);
+              run(id, () => core.timer(id));
+            }, action.delayMs),
+          );
+          break;
+        }
+        case 'clear_timer':
+          clearTimer(action.socket);
+          break;
+      }
+    }
+  };
+
+  /** Runs one core event; a fault in it closes that socket (1011) instead of the process. */
+  const run = (id: string, event: () => Outcome): void => {
+    let outcome: Outcome;
+    try {
+      outcome = event();
+    } catch (error) {
+      fault(id, error);
+      return;
+    }
+    if (Array.isArray(outcome)) apply(outcome);
+    else outcome.then(apply, (error: unknown) => fault(id, error));
+  };
+
+  const fault = (id: string, error: unknown): void => {
+    process.emitWarning(`relay: internal error on socket ${id}: ${error instanceof Error ? error.message : String(error)}`);
+    const ws = sockets.get(id);
+    if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(1011, 'internal error');
+    try {
+      apply(core.closed(id));
+    } catch {
+      // already reported
+    }
+  };
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: core.policy.maxMessageBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    WebSocket: RelaySocket,
+  });
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let response: HttpResponse;
+    try {
+      response = core.http({ method: req.method ?? 'GET', url: req.url ?? '/', origin: header(req.headers.origin) });
+    } catch {
+      response = { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"error":"internal"}' };
+    }
+    res.writeHead(response.status, response.headers);
+    res.end(response.body);
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const request = { method: req.method ?? 'GET', url: req.url ?? '/', origin: header(req.headers.origin) };
+    const decision = core.upgrade(request);
+    if (!decision.accept) {
+      rejectUpgrade(socket, decision.response);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const id = String(++nextId);
+      sockets.set(id, ws);
+      ws.on('error', () => {});
+      ws.on('pong', () => awaitingPong.delete(ws));
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        run(id, () => core.message(id, isBinary ? (data as Buffer) : (data as Buffer).toString('utf8')));
+      });
+      ws.on('close', () => {
+        sockets.delete(id);
+        awaitingPong.delete(ws);
+        clearTimer(id);
+        run(id, () => core.closed(id));
+      });
+      run(id, () => core.open(id, decision.role, decision.authorityId));
+    });
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  const heartbeat = setInterval(() => {
+    for (const ws of sockets.values()) {
+      if (awaitingPong.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      if (ws.readyState !== WebSocket.OPEN) continue;
+      awaitingPong.add(ws);
+      ws.ping();
+    }
+  }, options.heartbeatMs ?? HEARTBEAT_MS);
+  heartbeat.unref();
+
+  const host = options.host ?? DEFAULT_HOST;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    clearInterval(heartbeat);
+    throw error;
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? DEFAULT_PORT);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: formatUrl(host, port),
+    host,
+    port,
+    core,
+    stats: () => core.stats(),
+    close() {
+      closing ??= (async () => {
+        clearInterval(heartbeat);
+        for (const timer of timers.values()) clearTimeout(timer);
+        timers.clear();
+        const open = [...sockets.values()];
+        await Promise.all(
+          open.map(
+            (ws) =>
+              new Promise<void>((resolve) => {
+                if (ws.readyState === WebSocket.CLOSED) return resolve();
+                const force = setTimeout(() => ws.terminate(), 1000);
+                ws.once('close', () => {
+                  clearTimeout(force);
+                  resolve();
+                });
+                ws.close(1001, 'bridge shutting down');
+              }),
+          ),
+        );
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

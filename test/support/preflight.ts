@@ -1,0 +1,27 @@
+/** Shared helpers of the preflight suites: one option set and the rejection checks. */
+import { expect } from 'vitest';
+import { WorkflowError } from '../../kernel/errors.js';
+import { preflight } from '../../kernel/preflight/index.js';
+
+export const PREFLIGHT_OPTIONS = {
+  primitives: ['agent', 'shell', 'prompt', 'parallel', 'pipeline', 'phase', 'log', 'evidence', 'checkpoint', 'withWorktree', 'tools', 'args', 'budget'],
+  functions: ['reviewLoop'],
+};
+
+export function rejection(source: string, options = PREFLIGHT_OPTIONS): WorkflowError {
+  try {
+    preflight(source, options);
+  } catch (error) {
+    if (error instanceof WorkflowError) return error;
+    throw error;
+  }
+  throw new Error(`accepted: ${source}`);
+}
+
+export function expectRejected(source: string, line: number, column: number, ...mentions: string[]): void {
+  const error = rejection(source);
+  expect(error.code).toBe('INVALID_SYNTAX');
+  expect(error.details).toEqual({ line, column });
+  expect(error.message.startsWith(`Line ${line}, column ${column}: `)).toBe(true);
+  for (const mention of mentions) expect(error.message).toContain(mention);
+}
