@@ -31,7 +31,7 @@ const external = (id) =>
   builtinModules.includes(id) ||
   dependencies.some((name) => id === name || id.startsWith(`${name}/`));
 
-export default {
+const main = {
   input,
   external,
   // Resolves only our own files; every package dependency stays an import.
@@ -44,3 +44,12 @@ export default {
     banner: (chunk) => (chunk.fileName === 'cli/wfcli.js' ? '#!/usr/bin/env node' : ''),
   },
 };
+
+// The share page's browser module: one self-contained file, never split into
+// chunks a browser could not fetch.
+const shareApp = {
+  input: 'build/relay/share/app.js',
+  output: { file: 'dist/relay/share/app.js', format: 'es' },
+};
+
+export default [main, ...(existsSync(shareApp.input) ? [shareApp] : [])];

@@ -176,9 +176,17 @@ export class AuthorityClient {
   #connect(): void {
     this.#timer = undefined;
     this.#setStatus('connecting');
-    const socket = (this.#options.webSocket ?? defaultWebSocketFactory)(
-      bridgeSocketUrl(this.#options.url, 'authority', this.#options.key.authorityId),
-    );
+    let socket: WebSocketLike;
+    try {
+      socket = (this.#options.webSocket ?? defaultWebSocketFactory)(bridgeSocketUrl(this.#options.url, 'authority', this.#options.key.authorityId));
+    } catch {
+      // Could not even start (bad URL, no WebSocket): treated like a failed connection.
+      socket = { readyState: 3, send: () => undefined, close: () => undefined, addEventListener: () => undefined };
+      const failed: Connection = { socket, sessions: new Map(), readyAt: undefined, awaitingPong: false, pingTimer: undefined, done: false };
+      this.#connection = failed;
+      this.#onClose(failed, 1006, 'connection failed');
+      return;
+    }
     const connection: Connection = { socket, sessions: new Map(), readyAt: undefined, awaitingPong: false, pingTimer: undefined, done: false };
     this.#connection = connection;
     let queue: Promise<void> = Promise.resolve();

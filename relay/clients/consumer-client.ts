@@ -88,15 +88,19 @@ export class ConsumerClient {
 
   /** Opens the socket and runs the hello; resolves once the channel is established. */
   connect(): Promise<void> {
-    if (this.#socket) return Promise.reject(new Error('connect() was already called'));
+    if (this.#socket || this.#state === 'closed') return Promise.reject(new Error('connect() was already called'));
     const ready = new Promise<void>((resolve, reject) => {
       this.#ready = { resolve, reject };
     });
     this.#ephemeral = generateEphemeralKey();
     this.#ephemeral.catch(() => undefined);
-    const socket = (this.#options.webSocket ?? defaultWebSocketFactory)(
-      bridgeSocketUrl(this.#options.url, 'consumer', this.#options.authorityId),
-    );
+    let socket: WebSocketLike;
+    try {
+      socket = (this.#options.webSocket ?? defaultWebSocketFactory)(bridgeSocketUrl(this.#options.url, 'consumer', this.#options.authorityId));
+    } catch (error) {
+      this.#closed({ code: 1006, reason: 'connection failed', error: asError(error) });
+      return ready;
+    }
     this.#socket = socket;
     this.#handshakeTimer = setTimeout(
       () => this.#refuse(new Error('handshake timed out')),

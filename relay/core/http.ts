@@ -28,7 +28,7 @@ export type UpgradeDecision =
 
 export const BRIDGE_IDENTITY = 'pi relay bridge\n';
 
-/** Served at `/share/{code}` when no share page module is wired in. */
+/** An app shell for `/share/{code}` with no script (a host may pass it as `sharePage`). */
 export const PLACEHOLDER_SHARE_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>Shared access</title></head>
@@ -84,7 +84,14 @@ export interface HttpContext {
   readonly isOnline: (authorityId: string) => boolean;
   /** The share page app shell. */
   readonly sharePage: () => string;
+  /** The share app script served at `/share/app.js`; may throw when it is unavailable (503). */
+  readonly shareScript: () => string;
+  /** Content-Security-Policy header of the share page, if any. */
+  readonly shareCsp?: string | undefined;
 }
+
+/** Path of the share app script; `app.js` is not a valid share code, so the two never collide. */
+export const SHARE_SCRIPT_PATH = '/share/app.js';
 
 /** Answers a plain (non-upgrade) HTTP request. */
 export function handleHttp(context: HttpContext, request: HttpRequest): HttpResponse {
@@ -107,10 +114,20 @@ function route(context: HttpContext, request: HttpRequest): HttpResponse {
     if (!isAuthorityId(authorityId)) return json(400, { error: 'invalid_authority_id' }, cors);
     return json(200, { authorityId, online: context.isOnline(authorityId) }, cors);
   }
+  if (path === SHARE_SCRIPT_PATH) {
+    let script: string;
+    try {
+      script = context.shareScript();
+    } catch {
+      return json(503, { error: 'share_app_unavailable' });
+    }
+    return { status: 200, headers: { ...BASE_HEADERS, 'content-type': 'text/javascript; charset=utf-8' }, body: script };
+  }
   if (path.startsWith(SHARE) && isShareCode(path.slice(SHARE.length))) {
+    const csp: Record<string, string> = context.shareCsp === undefined ? {} : { 'content-security-policy': context.shareCsp };
     return {
       status: 200,
-      headers: { ...BASE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer' },
+      headers: { ...BASE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer', ...csp },
       body: context.sharePage(),
     };
   }

@@ -78,6 +78,8 @@ export {
   originAllowed,
   pathOf,
   PLACEHOLDER_SHARE_PAGE,
+  SHARE_SCRIPT_PATH,
+  type HttpContext,
   type HttpRequest,
   type HttpResponse,
   type UpgradeDecision,

@@ -4,7 +4,8 @@
  * no I/O: every event returns the actions an adapter must apply, in order.
  * Sockets are opaque string IDs chosen by the adapter.
  */
-import { decideUpgrade, handleHttp, PLACEHOLDER_SHARE_PAGE, type HttpRequest, type HttpResponse, type UpgradeDecision } from './http.js';
+import { SHARE_PAGE_CSP, shareAppScript, sharePageHtml } from '../share/page.js';
+import { decideUpgrade, handleHttp, type HttpRequest, type HttpResponse, type UpgradeDecision } from './http.js';
 import { base64urlDecode, isAuthorityId, isSessionIdShape, NONCE_BYTES, randomBase64url, SIGNATURE_BYTES, webCryptoRandom, type RandomSource } from './ids.js';
 import {
   challengeText,
@@ -68,8 +69,12 @@ export interface RelayCoreOptions {
   readonly random?: RandomSource;
   /** Default {@link webCryptoVerify}. */
   readonly verify?: SignatureVerifier;
-  /** The share page app shell served at `/share/{code}`. Default a placeholder shell. */
+  /** The share page app shell served at `/share/{code}`. Default `sharePageHtml()` of `relay/share/page.ts`. */
   readonly sharePage?: () => string;
+  /** The share app script served at `/share/app.js`. Default `shareAppScript()` of `relay/share/page.ts`. */
+  readonly shareScript?: () => string;
+  /** Content-Security-Policy of the share page. Default `SHARE_PAGE_CSP` of `relay/share/page.ts`; `''` sends none. */
+  readonly shareCsp?: string;
 }
 
 export interface RelayStats {
@@ -116,8 +121,11 @@ interface AuthoritySocket {
   readonly deadline: number;
   /** Messages not addressed to a live session (ping, late messages to ended sessions). */
   readonly bucket: Bucket;
-  /** Sessions this socket served that have ended, oldest first (bounded). */
-  readonly ended: Set<string>;
+  /**
+   * Sessions this socket served that have ended, oldest first (bounded), with
+   * how many more late messages to each are dropped free of charge.
+   */
+  readonly ended: Map<string, number>;
 }
 
 interface ConsumerSocket {
@@ -169,6 +177,8 @@ export class RelayCore {
   readonly #random: RandomSource;
   readonly #verify: SignatureVerifier;
   readonly #sharePage: () => string;
+  readonly #shareScript: () => string;
+  readonly #shareCsp: string | undefined;
   readonly #sockets = new Map<SocketId, Socket>();
   readonly #rooms = new Map<string, Room>();
   #pending = 0;
@@ -178,14 +188,19 @@ export class RelayCore {
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? webCryptoRandom;
     this.#verify = options.verify ?? webCryptoVerify;
-    this.#sharePage = options.sharePage ?? (() => PLACEHOLDER_SHARE_PAGE);
+    this.#sharePage = options.sharePage ?? sharePageHtml;
+    this.#shareScript = options.shareScript ?? shareAppScript;
+    this.#shareCsp = options.shareCsp === '' ? undefined : (options.shareCsp ?? SHARE_PAGE_CSP);
   }
 
   // ---- HTTP -------------------------------------------------------------
 
-  /** Answers a plain HTTP request (`/`, health, presence, share page, 404). */
+  /** Answers a plain HTTP request (`/`, health, presence, share page and script, 404). */
   http(request: HttpRequest): HttpResponse {
-    return handleHttp({ policy: this.policy, isOnline: (id) => this.isOnline(id), sharePage: this.#sharePage }, request);
+    return handleHttp(
+      { policy: this.policy, isOnline: (id) => this.isOnline(id), sharePage: this.#sharePage, shareScript: this.#shareScript, shareCsp: this.#shareCsp },
+      request,
+    );
   }
 
   /** Decides a WebSocket upgrade request before accepting it (404 unknown path, 403 origin). */
@@ -232,7 +247,7 @@ export class RelayCore {
         nonce,
         deadline: now + this.policy.authTimeoutMs,
         bucket: this.#bucket(now),
-        ended: new Set(),
+        ended: new Map(),
       };
       this.#sockets.set(socket, state);
       this.#pending++;
@@ -364,7 +379,7 @@ export class RelayCore {
       nonce: snap.phase === 'challenged' ? snap.nonce : '',
       deadline: snap.phase === 'challenged' ? snap.deadline : 0,
       bucket: this.#bucket(now),
-      ended: new Set(),
+      ended: new Map(),
     };
     this.#sockets.set(socket, state);
     if (snap.phase === 'challenged') {
@@ -475,8 +490,12 @@ export class RelayCore {
     const consumer = this.#rooms.get(state.authorityId)?.consumers.get(message.session);
     if (consumer === undefined) {
       if (!state.ended.has(message.session)) return this.#close(out, state, CLOSE.INVALID, REASON.unknownSession);
-      // A message that crossed the session's end: dropped, but still counted.
-      if (!this.#take(state.bucket)) return this.#close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
+      // A message that crossed the session's end is dropped. A backlog of up to
+      // RATE_LIMIT_BURST of them per ended session is free; more count
+      // against the socket's own bucket.
+      const free = state.ended.get(message.session)!;
+      if (free > 0) state.ended.set(message.session, free - 1);
+      else if (!this.#take(state.bucket)) return this.#close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
       return out;
     }
     // Rate and signaling budgets are per served session: one chatty session
@@ -511,8 +530,8 @@ export class RelayCore {
       room.consumers.delete(state.session);
       const authority = room.authority;
       if (authority !== undefined) {
-        authority.ended.add(state.session);
-        if (authority.ended.size > ENDED_SESSIONS_REMEMBERED) authority.ended.delete(authority.ended.values().next().value!);
+        authority.ended.set(state.session, this.policy.rateLimitBurst);
+        if (authority.ended.size > ENDED_SESSIONS_REMEMBERED) authority.ended.delete(authority.ended.keys().next().value!);
         out.push({ type: 'send', socket: authority.id, text: sessionCloseText(state.session) });
       }
       this.#freeIfEmpty(state.authorityId, room);

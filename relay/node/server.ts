@@ -22,8 +22,10 @@ export interface NodeBridgeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** An already parsed policy, instead of `env`. */
   readonly policy?: RelayPolicy;
-  /** Share page app shell; default the core's. */
+  /** Share page app shell; default the core's (`relay/share/page.ts`). */
   readonly sharePage?: () => string;
+  /** Share app script; default the core's (`relay/share/page.ts`). */
+  readonly shareScript?: () => string;
   /** Default {@link HEARTBEAT_MS}. */
   readonly heartbeatMs?: number;
 }
@@ -70,6 +72,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
   const core = createRelayCore({
     ...(options.policy === undefined ? { env: options.env ?? {} } : { policy: options.policy }),
     ...(options.sharePage === undefined ? {} : { sharePage: options.sharePage }),
+    ...(options.shareScript === undefined ? {} : { shareScript: options.shareScript }),
   });
   const sockets = new Map<string, WebSocket>();
   const timers = new Map<string, NodeJS.Timeout>();

@@ -9,13 +9,15 @@
  * - `sharePageHtml()` returns the shell. It holds no secret and no per-request
  *   data: the app reads its secret from the URL fragment.
  * - `shareAppScript()` returns the bundle: one set with `setShareAppScript()`
- *   (an edge worker embeds it at build time), or else, on Node, the file
- *   `dist/relay/share/app.js` of this package, read once.
+ *   (an edge worker embeds it at build time; tests build it from sources), or
+ *   else, on Node, the file `dist/relay/share/app.js` of this package, read
+ *   once (found from this module's location, so it works from the sources,
+ *   from `dist/` and from a rollup chunk alike).
  */
 
 /** Content-Security-Policy of the shell: only same-origin scripts and sockets. */
 export const SHARE_PAGE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
 
 /** Path of the bundle next to the shell, relative to `/share/{code}`. */
 export const SHARE_APP_PATH = 'app.js';
@@ -87,18 +89,23 @@ interface NodeFs {
   readFileSync(path: URL, encoding: 'utf8'): string;
 }
 
-/** On Node: this package's built bundle, looked up from this module's location (source, dist or a chunk). */
+/**
+ * On Node: this package's built bundle. The package root is the nearest
+ * directory above this module with a `package.json`, wherever this code runs
+ * from (sources, `build/`, `dist/` or a `dist/chunks/` file).
+ */
 function readBundledScript(): string | undefined {
   const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const fs = host?.getBuiltinModule?.('node:fs') as NodeFs | undefined;
   if (!fs || !import.meta.url.startsWith('file:')) return undefined;
   let dir = new URL('./', import.meta.url);
-  for (let depth = 0; depth < 8; depth++) {
-    const candidate = new URL(SHARE_APP_BUNDLE, dir);
-    if (fs.existsSync(candidate)) return fs.readFileSync(candidate, 'utf8');
+  for (;;) {
+    if (fs.existsSync(new URL('package.json', dir))) {
+      const bundle = new URL(SHARE_APP_BUNDLE, dir);
+      return fs.existsSync(bundle) ? fs.readFileSync(bundle, 'utf8') : undefined;
+    }
     const parent = new URL('../', dir);
-    if (parent.href === dir.href) break;
+    if (parent.href === dir.href) return undefined;
     dir = parent;
   }
-  return undefined;
 }
