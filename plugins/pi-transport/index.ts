@@ -21,6 +21,10 @@ export function createPiTransportPlugin(options: PiTransportOptions = {}): Kerne
   };
 }
 
+/** The plugin with its defaults: the user's agent dir and Pi's trust decision. */
+export const piTransportPlugin: KernelPlugin = createPiTransportPlugin();
+export default piTransportPlugin;
+
 export { createPiTransport, TRANSPORT_NAME, type PiTransportOptions } from './transport.js';
 export { RESULT_TOOL_NAME, RESULT_EXTENSION_NAME, ResultToolController, createResultTool, type ResultToolOptions } from './result-tool.js';
 export { resolveModel, modelReferenceCandidates, THINKING_LEVELS, type ModelReference, type ResolvedModel } from './models.js';
