@@ -1,7 +1,8 @@
 // Bundles the tsc output in build/ into one ESM entry per loadable part, so a
 // host can load a chosen set and Pi's package filters can leave optional
 // entries out. Shared code lands in dist/chunks/ and is loaded once per process.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { builtinModules } from 'node:module';
 import nodeResolve from '@rollup/plugin-node-resolve';
 import pkg from './package.json' with { type: 'json' };
@@ -52,4 +53,25 @@ const shareApp = {
   output: { file: 'dist/relay/share/app.js', format: 'es' },
 };
 
-export default [main, ...(existsSync(shareApp.input) ? [shareApp] : [])];
+// The edge worker for wrangler (wrangler.toml `main`): one ES module with the
+// share app embedded as a string, since a worker cannot read files. Built after
+// shareApp, whose output it reads.
+const relayWorker = {
+  input: 'build/relay/worker/worker.js',
+  plugins: [
+    {
+      name: 'embed-share-app',
+      load: (id) =>
+        id === resolve('build/relay/worker/share-app.js') && existsSync(shareApp.output.file)
+          ? `export const SHARE_APP_SCRIPT = ${JSON.stringify(readFileSync(shareApp.output.file, 'utf8'))};`
+          : null,
+    },
+  ],
+  onwarn(warning, warn) {
+    if (warning.code === 'UNRESOLVED_IMPORT') throw new Error(`dist/relay/worker.js: ${warning.message}`);
+    warn(warning);
+  },
+  output: { file: 'dist/relay/worker.js', format: 'es' },
+};
+
+export default [main, ...(existsSync(shareApp.input) ? [shareApp] : []), ...(existsSync(relayWorker.input) ? [relayWorker] : [])];

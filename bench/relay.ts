@@ -129,10 +129,12 @@ function wsUrl(base: string, path: string): string {
   return `${base.replace(/^http/, 'ws')}${path}`;
 }
 
-function open(url: string): Promise<WS> {
+/** Opens a socket; `first` is its first message, listened for from the start (it may arrive with the upgrade). */
+function open(url: string): Promise<{ ws: WS; first: Promise<Record<string, unknown>> }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
-    ws.once('open', () => resolve(ws));
+    const first = nextMessage(ws);
+    ws.once('open', () => resolve({ ws, first }));
     ws.once('error', reject);
   });
 }
@@ -149,9 +151,9 @@ function b64u(bytes: Uint8Array): string {
 async function pair(kind: Kind, base: string): Promise<{ authority: WS; consumer: WS; close(): void }> {
   const keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
   const id = b64u(new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey)));
-  const authority = await open(wsUrl(base, `/authority/${id}`));
+  const { ws: authority, first: challengeMessage } = await open(wsUrl(base, `/authority/${id}`));
   if (kind === 'relay') {
-    const challenge = await nextMessage(authority);
+    const challenge = await challengeMessage;
     const text = new TextEncoder().encode(`pi-relay-auth:1:${id}:${String(challenge['nonce'])}`);
     const signature = b64u(new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, keys.privateKey, text)));
     const ready = nextMessage(authority);
@@ -159,9 +161,9 @@ async function pair(kind: Kind, base: string): Promise<{ authority: WS; consumer
     if ((await ready)['type'] !== 'ready') throw new Error('authority handshake failed');
   }
   const opened = kind === 'relay' ? nextMessage(authority) : Promise.resolve({});
-  const consumer = await open(wsUrl(base, `/consumer/${id}`));
+  const { ws: consumer, first: welcome } = await open(wsUrl(base, `/consumer/${id}`));
   if (kind === 'relay') {
-    await nextMessage(consumer); // welcome
+    await welcome;
     await opened; // session_open
   }
   return {
@@ -224,8 +226,8 @@ async function memoryPerConsumer(): Promise<{ rssKb: number; heapKb: number }> {
     for (let i = 0; i < IDLE_CONSUMERS; i += 250) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(250, IDLE_CONSUMERS - i) }, async () => {
-          const ws = await open(wsUrl(server.url, `/consumer/${keyId}`));
-          const welcome = await nextMessage(ws);
+          const { ws, first } = await open(wsUrl(server.url, `/consumer/${keyId}`));
+          const welcome = await first;
           if (welcome['type'] !== 'welcome') throw new Error(`consumer refused: ${JSON.stringify(welcome)}`);
           return ws;
         }),

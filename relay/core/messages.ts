@@ -4,7 +4,7 @@
  * Unknown extra fields are ignored; unknown types, missing or wrongly typed
  * fields are refused with 4400.
  */
-import { isBase64url, isSessionIdShape } from './ids.js';
+import { isBase64url, isBase64urlRange, isSessionIdShape, SESSION_ID_LENGTH } from './ids.js';
 
 /** Close codes of spec 3. */
 export const CLOSE = {
@@ -128,8 +128,52 @@ export function decodeAuthorityFirst(frame: Frame, maxBytes: number): Decoded<Au
   return { ok: true, message: { type: 'auth', signature } };
 }
 
+// Fast paths for relay frames serialized the canonical way (as JSON.stringify
+// writes them, and as this bridge forwards them). base64url data contains no
+// quote or backslash, so when the prefix and suffix match and the middle is
+// base64url, the frame is exactly that JSON object. Anything else takes the
+// full JSON decoding below, which decides every refusal.
+const CONSUMER_RELAY_PREFIX = '{"type":"relay","data":"';
+const AUTHORITY_RELAY_PREFIX = '{"type":"relay","session":"';
+const AUTHORITY_RELAY_DATA = '","data":"';
+const PLAIN_SUFFIX = '"}';
+const SIGNALING_SUFFIX = '","lane":"signaling"}';
+
+function fastData(frame: string, start: number): { data: string; signaling: boolean } | undefined {
+  let end: number;
+  let signaling: boolean;
+  if (frame.endsWith(SIGNALING_SUFFIX)) {
+    end = frame.length - SIGNALING_SUFFIX.length;
+    signaling = true;
+  } else if (frame.endsWith(PLAIN_SUFFIX)) {
+    end = frame.length - PLAIN_SUFFIX.length;
+    signaling = false;
+  } else return undefined;
+  return isBase64urlRange(frame, start, end) ? { data: frame.slice(start, end), signaling } : undefined;
+}
+
+function fastConsumerRelay(frame: string): ConsumerRelayMessage | undefined {
+  if (!frame.startsWith(CONSUMER_RELAY_PREFIX)) return undefined;
+  const fast = fastData(frame, CONSUMER_RELAY_PREFIX.length);
+  return fast === undefined ? undefined : { type: 'relay', data: fast.data, signaling: fast.signaling };
+}
+
+function fastAuthorityRelay(frame: string): AuthorityRelayMessage | undefined {
+  if (!frame.startsWith(AUTHORITY_RELAY_PREFIX)) return undefined;
+  const sessionEnd = AUTHORITY_RELAY_PREFIX.length + SESSION_ID_LENGTH;
+  if (!frame.startsWith(AUTHORITY_RELAY_DATA, sessionEnd)) return undefined;
+  const session = frame.slice(AUTHORITY_RELAY_PREFIX.length, sessionEnd);
+  if (!isSessionIdShape(session)) return undefined;
+  const fast = fastData(frame, sessionEnd + AUTHORITY_RELAY_DATA.length);
+  return fast === undefined ? undefined : { type: 'relay', session, data: fast.data, signaling: fast.signaling };
+}
+
 /** A message from an authenticated Authority. */
 export function decodeAuthorityMessage(frame: Frame, maxBytes: number): Decoded<AuthorityMessage> {
+  if (typeof frame === 'string' && fitsInBytes(frame, maxBytes)) {
+    const fast = fastAuthorityRelay(frame);
+    if (fast !== undefined) return { ok: true, message: fast };
+  }
   const decoded = decodeFrame(frame, maxBytes);
   if (!decoded.ok) return decoded;
   const value = decoded.message;
@@ -159,6 +203,10 @@ export function decodeAuthorityMessage(frame: Frame, maxBytes: number): Decoded<
 
 /** A message from a Consumer. */
 export function decodeConsumerMessage(frame: Frame, maxBytes: number): Decoded<ConsumerMessage> {
+  if (typeof frame === 'string' && fitsInBytes(frame, maxBytes)) {
+    const fast = fastConsumerRelay(frame);
+    if (fast !== undefined) return { ok: true, message: fast };
+  }
   const decoded = decodeFrame(frame, maxBytes);
   if (!decoded.ok) return decoded;
   const value = decoded.message;

@@ -75,6 +75,28 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     ...(options.shareScript === undefined ? {} : { shareScript: options.shareScript }),
   });
   const sockets = new Map<string, WebSocket>();
+  /** The TCP socket under each WebSocket, to batch writes. */
+  const transports = new Map<string, Duplex>();
+  // Writes are batched per tick: a socket written to is corked until the
+  // current I/O callback (which may forward dozens of frames read in one
+  // chunk) has finished, so they leave in one writev instead of one each.
+  const corked = new Set<Duplex>();
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    for (const transport of corked) transport.uncork();
+    corked.clear();
+  };
+  const cork = (id: string): void => {
+    const transport = transports.get(id);
+    if (transport === undefined || corked.has(transport)) return;
+    transport.cork();
+    corked.add(transport);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      process.nextTick(flush);
+    }
+  };
   const timers = new Map<string, NodeJS.Timeout>();
   const awaitingPong = new Set<WebSocket>();
   let nextId = 0;
@@ -92,7 +114,10 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
       switch (action.type) {
         case 'send': {
           const ws = sockets.get(action.socket);
-          if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.send(action.text);
+          if (ws !== undefined && ws.readyState === WebSocket.OPEN) {
+            cork(action.socket);
+            ws.send(action.text);
+          }
           break;
         }
         case 'close': {
@@ -174,6 +199,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = String(++nextId);
       sockets.set(id, ws);
+      transports.set(id, socket);
       ws.on('error', () => {});
       ws.on('pong', () => awaitingPong.delete(ws));
       ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -181,6 +207,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
       });
       ws.on('close', () => {
         sockets.delete(id);
+        transports.delete(id);
         awaitingPong.delete(ws);
         clearTimer(id);
         run(id, () => core.closed(id));

@@ -1,15 +1,14 @@
 /**
  * Runs the edge worker locally: bundles relay/worker/worker.ts into one ES
- * module and serves it with Miniflare (workerd) on 127.0.0.1. Used by the
- * tests and the bench; runs from the TypeScript sources (Node ≥ 22.13 type
- * stripping), not from build/.
+ * module and serves it with Miniflare (workerd) on 127.0.0.1, for the tests,
+ * the bench and `node relay/worker/dev.ts`.
  *
- * The bundle is made from the sources, not from the tsc output in build/, so
- * it is always the code under test: rollup reads each `.ts` file through
- * `node:module`'s `stripTypeScriptTypes` (the project's TypeScript is
- * erasable-only, `erasableSyntaxOnly`), with no build step to forget and no
- * stale build/ to test by mistake. The deployable bundle for wrangler is made
- * by `npm run build` instead (docs/relay-worker.md).
+ * The bundle is made from the TypeScript sources, not from the tsc output in
+ * build/, so it is always the code under test: rollup reads each `.ts` file
+ * through `node:module`'s `stripTypeScriptTypes` (Node >= 22.13; the project's
+ * TypeScript is erasable-only), with no build step to forget and no stale
+ * build/ to test by mistake. The deployable bundle for wrangler comes from
+ * `npm run build` instead (docs/relay-worker.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
@@ -17,11 +16,14 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { rollup, type Plugin } from 'rollup';
-import { parsePolicy } from '../core/index.js';
+import { isRelayPolicyError, parsePolicy, POLICY_DEFAULTS } from '../core/index.js';
+import { isMainModule, parsePort } from '../node/run.js';
 import { measureRelayThroughput, type ThroughputResult } from './throughput.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ENTRY = resolve(HERE, 'worker.ts');
+const SHARE_APP_MODULE = resolve(HERE, 'share-app.ts');
+const SHARE_APP_ENTRY = resolve(HERE, '../share/app.ts');
 const WRANGLER_TOML = resolve(HERE, '../../wrangler.toml');
 
 export interface WorkerBridgeOptions {
@@ -54,32 +56,43 @@ function typeScriptSources(): Plugin {
   };
 }
 
+/** One ES module from a TypeScript entry; any import that is not a relay/ source fails the bundle. */
+async function bundle(entry: string, plugins: Plugin[] = []): Promise<string> {
+  const build = await rollup({
+    input: entry,
+    plugins: [...plugins, typeScriptSources()],
+    onwarn(warning, warn) {
+      if (warning.code === 'UNRESOLVED_IMPORT') throw new Error(`relay worker bundle: ${warning.message} (only relay/ sources may be imported)`);
+      warn(warning);
+    },
+  });
+  try {
+    const { output } = await build.generate({ format: 'es' });
+    const [chunk, ...rest] = output;
+    if (chunk === undefined || rest.length > 0) throw new Error(`relay worker bundle: ${entry} did not make exactly one chunk`);
+    return chunk.code;
+  } finally {
+    await build.close();
+  }
+}
+
+/** Replaces relay/worker/share-app.ts with the share app's bundle as a string. */
+function embedShareApp(script: string): Plugin {
+  return {
+    name: 'relay-worker-share-app',
+    load: (id) => (id === SHARE_APP_MODULE ? `export const SHARE_APP_SCRIPT = ${JSON.stringify(script)};` : null),
+  };
+}
+
 let bundled: Promise<string> | undefined;
 
 /**
- * The worker as one ES module, bundled once per process. Any import rollup
- * cannot resolve to a source file (a package, a `node:` builtin) fails the
- * bundle: the worker and the core must stay runtime-neutral.
+ * The worker as one ES module with the share app embedded, bundled once per
+ * process. The worker and the core may import nothing but relay/ sources,
+ * which keeps them runtime-neutral.
  */
 export function bundleWorker(): Promise<string> {
-  bundled ??= (async () => {
-    const build = await rollup({
-      input: ENTRY,
-      plugins: [typeScriptSources()],
-      onwarn(warning, warn) {
-        if (warning.code === 'UNRESOLVED_IMPORT') throw new Error(`relay worker bundle: ${warning.message} (the worker may import only relay/ sources)`);
-        warn(warning);
-      },
-    });
-    try {
-      const { output } = await build.generate({ format: 'es' });
-      const [chunk, ...rest] = output;
-      if (chunk === undefined || rest.length > 0) throw new Error('relay worker bundle: expected exactly one chunk');
-      return chunk.code;
-    } finally {
-      await build.close();
-    }
-  })();
+  bundled ??= bundle(SHARE_APP_ENTRY).then((script) => bundle(ENTRY, [embedShareApp(script)]));
   bundled.catch(() => {
     bundled = undefined;
   });
@@ -138,3 +151,28 @@ export async function measureWorkerThroughput(options: { readonly messages?: num
     await bridge.close();
   }
 }
+
+/**
+ * `node --import ./scripts/ts-resolve.mjs relay/worker/dev.ts`: serves the
+ * worker on 127.0.0.1:PORT (default 8787) with the policy variables of the
+ * environment until SIGINT or SIGTERM.
+ */
+async function main(): Promise<number> {
+  const env = Object.fromEntries(Object.keys(POLICY_DEFAULTS).map((name) => [name, process.env[name]]));
+  let bridge: WorkerBridge;
+  try {
+    bridge = await startWorkerBridge({ env, port: parsePort(process.env['PORT']) });
+  } catch (error) {
+    process.stderr.write(`relay worker: ${error instanceof Error ? error.message : String(error)}\n`);
+    return isRelayPolicyError(error) ? 2 : 1;
+  }
+  process.stdout.write(`relay worker listening on ${bridge.url}\n`);
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await bridge.close();
+  return 0;
+}
+
+if (isMainModule(import.meta.url)) process.exitCode = await main();

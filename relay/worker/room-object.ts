@@ -11,6 +11,7 @@
  * alarm needs no storage of its own.
  */
 import { createRelayCore, type Action, type Outcome, type RelayCore, type SocketId } from '../core/index.js';
+import { UNSENDABLE_CLOSE_CODES } from './bridge.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
 import { stringBindings, upgradeResponse, webSocketPair, type DurableObjectState, type ServerWebSocket } from './runtime.js';
 
@@ -28,9 +29,6 @@ function readAttachment(ws: ServerWebSocket): Attachment | undefined {
     return undefined;
   }
 }
-
-/** Close codes a peer may report but an endpoint may not send. */
-const UNSENDABLE = new Set([1005, 1006, 1015]);
 
 export class RoomObject {
   readonly #ctx: DurableObjectState;
@@ -73,7 +71,7 @@ export class RoomObject {
     this.#peerClosed(ws);
     try {
       // The Hibernation API expects the close handshake to be completed here.
-      ws.close(UNSENDABLE.has(code) ? 1000 : code);
+      ws.close(UNSENDABLE_CLOSE_CODES.has(code) ? 1000 : code);
     } catch {
       // Already closed.
     }
@@ -179,7 +177,7 @@ export class RoomObject {
             // Closing: its close event tells the core.
           }
           break;
-        case 'close': { console.log('DEBUG close', action.socket, action.code, this.#sockets.has(action.socket));
+        case 'close': {
           const ws = this.#sockets.get(action.socket);
           this.#forget(action.socket);
           closeSocket(ws, action.code, action.reason);
@@ -232,7 +230,7 @@ function closeSocket(ws: ServerWebSocket | undefined, code: number, reason: stri
   try {
     ws.serializeAttachment(null);
     ws.close(code, reason);
-  } catch (e) { console.log('DEBUG close failed', String(e), code);
+  } catch {
     // Already closed.
   }
 }

@@ -13,7 +13,7 @@ export interface ThroughputResult {
 }
 
 /** A WebSocket whose JSON messages are awaited in order. */
-export class BridgeSocket {
+class BridgeSocket {
   readonly ws: WebSocket;
   readonly closed: Promise<{ code: number; reason: string }>;
   #queue: BridgeMessage[] = [];
@@ -77,7 +77,7 @@ export class BridgeSocket {
 }
 
 /** Opens an Authority socket for a fresh key and completes the challenge. */
-export async function connectAuthority(url: string): Promise<{ socket: BridgeSocket; authorityId: string }> {
+async function connectAuthority(url: string): Promise<{ socket: BridgeSocket; authorityId: string }> {
   const key = await generateAuthorityKey();
   const socket = await BridgeSocket.open(bridgeSocketUrl(url, 'authority', key.authorityId));
   const challenge = await socket.next('challenge');

@@ -8,7 +8,9 @@
  * addressed, so no object exists for a malformed ID.
  */
 import { CLOSE, createRelayCore, isAuthorityId, pathOf, RelayPolicyError, type RelayCore } from '../core/index.js';
+import { bridgeToRoom } from './bridge.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
+import { SHARE_APP_SCRIPT } from './share-app.js';
 import { stringBindings, upgradeResponse, webSocketPair, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
 
 export { RoomObject } from './room-object.js';
@@ -29,7 +31,8 @@ function coreOf(env: WorkerEnv): RelayCore | RelayPolicyError {
   let core = cores.get(env);
   if (core === undefined) {
     try {
-      core = createRelayCore({ env: stringBindings(env) });
+      const script = SHARE_APP_SCRIPT;
+      core = createRelayCore({ env: stringBindings(env), ...(script === undefined ? {} : { shareScript: () => script }) });
     } catch (error) {
       if (!(error instanceof RelayPolicyError)) throw error;
       console.error(`relay worker: ${error.message}`);
@@ -54,7 +57,7 @@ function closedSocket(code: number, reason: string): Response {
 
 const PRESENCE = /^\/presence\/([^/]*)$/;
 
-export async function handleRequest(request: Request, env: WorkerEnv): Promise<Response> {
+async function handleRequest(request: Request, env: WorkerEnv): Promise<Response> {
   const core = coreOf(env);
   if (core instanceof RelayPolicyError) {
     return Response.json({ error: 'invalid_configuration', variable: core.variable }, { status: 500 });
@@ -64,7 +67,7 @@ export async function handleRequest(request: Request, env: WorkerEnv): Promise<R
     const decision = core.upgrade(described);
     if (!decision.accept) return toResponse(decision.response);
     if (!isAuthorityId(decision.authorityId)) return closedSocket(CLOSE.INVALID, 'invalid authority id');
-    return room(env, decision.authorityId).fetch(request);
+    return bridgeToRoom(await room(env, decision.authorityId).fetch(request));
   }
   // Presence is the room's to answer (its core applies the same policy); any
   // other route, or an invalid ID, is answered here.
