@@ -15,6 +15,7 @@ const fixed = {
   'trajectory/index': 'build/plugins/trajectory/index.js',
   'roles/index': 'build/roles/index.js',
   'relay/index': 'build/relay/index.js',
+  'relay/cli': 'build/relay/cli.js',
   'cli/wfcli': 'build/cli/wfcli.js',
   'kernel/sandbox/worker': 'build/kernel/sandbox/worker.js',
 };
@@ -42,7 +43,7 @@ const main = {
     format: 'es',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
-    banner: (chunk) => (chunk.fileName === 'cli/wfcli.js' ? '#!/usr/bin/env node' : ''),
+    banner: (chunk) => (chunk.fileName === 'cli/wfcli.js' || chunk.fileName === 'relay/cli.js' ? '#!/usr/bin/env node' : ''),
   },
 };
 

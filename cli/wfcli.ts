@@ -8,10 +8,13 @@ import { runCommand } from './run.js';
 
 const USAGE = `usage:
   wfcli run --script <workflow.js> [--name <workflow-name>] [--input <json>] [--approve | --no-approve]
+  wfcli relay [--port <port>] [--host <address>]
 `;
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // The relay bridge is a separate service; load it only when asked for.
+  if (command === 'relay') return (await import('../relay/cli.js')).main(rest);
   if (command !== 'run') {
     process.stderr.write(command === undefined || command === '--help' ? USAGE : `wfcli: unknown command "${command}"\n${USAGE}`);
     return command === '--help' ? 0 : 2;

@@ -33,6 +33,12 @@
  * `core.stats()` counts rooms and sockets; `core.snapshot(id)` /
  * `core.restore(id, snapshot)` rebuild socket state after an adapter lost its
  * memory (hibernation).
+ *
+ * Options besides `env`/`policy`: `now` (ms clock for rate buckets and
+ * deadlines), `random` (fills byte arrays; nonces and session IDs), `verify`
+ * (Ed25519; default WebCrypto), `sharePage` / `shareScript` / `shareCsp`
+ * (default: `relay/share/page.ts`, itself runtime-neutral; a worker that
+ * cannot read files calls its `setShareAppScript()` or passes `shareScript`).
  */
 import { parsePolicy, type RelayPolicy } from './policy.js';
 import { RelayCore, type RelayCoreOptions } from './room.js';

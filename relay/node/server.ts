@@ -191,7 +191,13 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', origin: header(req.headers.origin) };
-    const decision = core.upgrade(request);
+    let decision: ReturnType<RelayCore['upgrade']>;
+    try {
+      decision = core.upgrade(request);
+    } catch {
+      socket.destroy();
+      return;
+    }
     if (!decision.accept) {
       rejectUpgrade(socket, decision.response);
       return;
@@ -203,7 +209,16 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
       ws.on('error', () => {});
       ws.on('pong', () => awaitingPong.delete(ws));
       ws.on('message', (data: RawData, isBinary: boolean) => {
-        run(id, () => core.message(id, isBinary ? (data as Buffer) : (data as Buffer).toString('utf8')));
+        // The hot path: no closure per frame.
+        let outcome: Outcome;
+        try {
+          outcome = core.message(id, isBinary ? (data as Buffer) : (data as Buffer).toString('utf8'));
+        } catch (error) {
+          fault(id, error);
+          return;
+        }
+        if (Array.isArray(outcome)) apply(outcome);
+        else outcome.then(apply, (error: unknown) => fault(id, error));
       });
       ws.on('close', () => {
         sockets.delete(id);

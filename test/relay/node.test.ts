@@ -138,3 +138,25 @@ describe('relay command line', () => {
     expect(() => parseHost('a b')).toThrow('HOST');
   });
 });
+
+describe('node adapter: MAX_CONNECTIONS counts the whole process', () => {
+  it('sockets of different rooms share the cap', async () => {
+    const bridge = await startNodeBridge({ port: 0, env: { MAX_CONNECTIONS: '2' } });
+    try {
+      const sockets: TestSocket[] = [];
+      for (let i = 0; i < 2; i++) {
+        const key = await newAuthorityKey();
+        const socket = new TestSocket(wsUrl(bridge.url, `/authority/${key.id}`));
+        sockets.push(socket);
+        await socket.expect('challenge');
+      }
+      const over = new TestSocket(wsUrl(bridge.url, `/authority/${(await newAuthorityKey()).id}`));
+      expect((await over.closedWithin()).code).toBe(4429);
+      expect(over.received).toEqual([]);
+      expect(bridge.stats()).toMatchObject({ sockets: 2, pendingAuthorities: 2, rooms: 0 });
+      for (const socket of sockets) socket.close();
+    } finally {
+      await bridge.close();
+    }
+  });
+});
