@@ -8,11 +8,13 @@
  * connection is made at once; every reconnect waits an exponential backoff
  * with jitter, also after clean closes. After three consecutive closes with
  * 4401, 4403 or 4406 (deterministic rejections) it pauses for an hour and
- * raises a persistent notification instead. Clock, timers, randomness and the
- * WebSocket are injectable. Runtime-neutral: WebCrypto and the standard WebSocket.
+ * raises a persistent notification instead; that policy lives in
+ * `reconnect.ts`. Clock, timers, randomness and the WebSocket are injectable.
+ * Runtime-neutral: WebCrypto and the standard WebSocket.
  */
 import { answerConsumerHello, type E2EChannel, type Lane } from './e2e.js';
 import { authChallengeText, signText, type AuthorityKey } from './keys.js';
+import { ReconnectPolicy, type AuthorityNotification, type BackoffOptions } from './reconnect.js';
 import {
   bridgeSocketUrl,
   DEFAULT_MAX_FRAME_BYTES,
@@ -31,24 +33,8 @@ import {
 
 export type AuthorityStatus = 'stopped' | 'connecting' | 'authenticating' | 'ready' | 'waiting' | 'paused';
 
-/** Close codes that are deterministic rejections: retrying unchanged cannot help. */
-export const REJECTION_CLOSE_CODES: ReadonlySet<number> = new Set([4401, 4403, 4406]);
-
-/** Raised through `onNotification` when the client pauses after repeated rejections. */
-export interface AuthorityNotification {
-  readonly kind: 'authority_rejected';
-  /** The last close code: 4401, 4403 or 4406. */
-  readonly code: number;
-  readonly reason: string;
-  /** How many consecutive rejections led to the pause. */
-  readonly rejections: number;
-  /** When the client will try again (epoch ms on the injected clock). */
-  readonly retryAt: number;
-  /** True for 4406: the client must be updated; retrying will not help. */
-  readonly updateRequired: boolean;
-  /** Human-readable text for the hub's persistent notification. */
-  readonly message: string;
-}
+// Part of this module's API since before the policy moved out.
+export { REJECTION_CLOSE_CODES, type AuthorityNotification, type BackoffOptions } from './reconnect.js';
 
 export interface AuthoritySession {
   /** The bridge's session ID of this Consumer. */
@@ -57,15 +43,6 @@ export interface AuthoritySession {
   send(text: string, options?: { readonly lane?: Lane }): Promise<void>;
   /** Asks the bridge to close this Consumer (`close_session`). */
   close(): void;
-}
-
-export interface BackoffOptions {
-  /** First reconnect delay before jitter; default 1000 ms. */
-  readonly initialMs?: number;
-  /** Largest delay before jitter; default 60000 ms. */
-  readonly maxMs?: number;
-  /** A connection that stayed ready this long resets the backoff; default 30000 ms. */
-  readonly stableMs?: number;
 }
 
 export interface AuthorityClientOptions {
@@ -119,18 +96,16 @@ interface Connection {
 export class AuthorityClient {
   readonly #options: AuthorityClientOptions;
   readonly #timers: Timers;
-  readonly #random: () => number;
+  readonly #reconnect: ReconnectPolicy;
   #status: AuthorityStatus = 'stopped';
   #connection: Connection | undefined;
   #timer: unknown;
-  #attempts = 0;
-  #rejections = 0;
-  #notified = false;
 
   constructor(options: AuthorityClientOptions) {
     this.#options = options;
-    this.#timers = options.timers ?? realTimers;
-    this.#random = options.random ?? Math.random;
+    const timers = options.timers ?? realTimers;
+    this.#timers = timers;
+    this.#reconnect = new ReconnectPolicy(options, () => timers.now(), options.random ?? Math.random);
   }
 
   get status(): AuthorityStatus {
@@ -167,10 +142,7 @@ export class AuthorityClient {
 
   /** The delay before reconnect number `attempt` (0-based): equal jitter over an exponential cap. */
   backoffDelay(attempt: number): number {
-    const initial = this.#options.backoff?.initialMs ?? 1000;
-    const max = this.#options.backoff?.maxMs ?? 60_000;
-    const cap = Math.min(max, initial * 2 ** Math.min(attempt, 30));
-    return cap / 2 + this.#random() * (cap / 2);
+    return this.#reconnect.backoffDelay(attempt);
   }
 
   #connect(): void {
@@ -214,12 +186,9 @@ export class AuthorityClient {
       }
       case 'ready': {
         connection.readyAt = this.#timers.now();
-        this.#rejections = 0;
+        this.#reconnect.ready();
         this.#setStatus('ready');
-        if (this.#notified) {
-          this.#notified = false;
-          this.#options.onNotificationCleared?.();
-        }
+        if (this.#reconnect.takeNotificationCleared()) this.#options.onNotificationCleared?.();
         // Sessions carried over from a replaced socket said hello to that socket: they cannot be resumed.
         const carried = Array.isArray(message.sessions) ? message.sessions : [];
         for (const id of carried) if (typeof id === 'string') this.#sendControl(connection, { type: 'close_session', session: id });
@@ -367,33 +336,10 @@ export class AuthorityClient {
     this.#finish(connection);
     if (this.#status === 'stopped') return;
 
-    if (REJECTION_CLOSE_CODES.has(code)) this.#rejections++;
-    else this.#rejections = 0;
-
-    const limit = this.#options.rejectionLimit ?? 3;
-    if (this.#rejections >= limit) {
-      const pauseMs = this.#options.pauseMs ?? 3_600_000;
-      const notification: AuthorityNotification = {
-        kind: 'authority_rejected',
-        code,
-        reason,
-        rejections: this.#rejections,
-        retryAt: this.#timers.now() + pauseMs,
-        updateRequired: code === 4406,
-        message: rejectionMessage(code, this.#rejections, pauseMs),
-      };
-      this.#rejections = 0;
-      this.#notified = true;
-      this.#setStatus('paused');
-      this.#timer = this.#timers.setTimeout(() => this.#connect(), pauseMs);
-      this.#options.onNotification?.(notification);
-      return;
-    }
-
-    if (wasReadyFor >= (this.#options.backoff?.stableMs ?? 30_000)) this.#attempts = 0;
-    const delay = this.backoffDelay(this.#attempts++);
-    this.#setStatus('waiting');
-    this.#timer = this.#timers.setTimeout(() => this.#connect(), delay);
+    const decision = this.#reconnect.closed(code, reason, wasReadyFor);
+    this.#setStatus(decision.kind === 'pause' ? 'paused' : 'waiting');
+    this.#timer = this.#timers.setTimeout(() => this.#connect(), decision.delayMs);
+    if (decision.kind === 'pause') this.#options.onNotification?.(decision.notification);
   }
 
   #clearTimer(): void {
@@ -406,15 +352,4 @@ export class AuthorityClient {
     this.#status = status;
     this.#options.onStatusChange?.(status);
   }
-}
-
-function rejectionMessage(code: number, rejections: number, pauseMs: number): string {
-  const minutes = Math.round(pauseMs / 60_000);
-  const why =
-    code === 4406
-      ? 'the bridge does not support this client’s protocol version: update the integration'
-      : code === 4401
-        ? 'the bridge requires authentication the client did not provide'
-        : 'the bridge rejected this Authority key (bad signature, or the key is not on the bridge’s allowlist)';
-  return `Relay connection refused ${rejections} times in a row (close code ${code}): ${why}. Retrying in ${minutes} minutes.`;
 }

@@ -1,6 +1,8 @@
 /**
  * Identifiers and base64url (RFC 4648 §5, no padding) without Buffer, so the
- * core runs unchanged on Node and on an edge worker.
+ * core runs unchanged on Node and on an edge worker. It is also the clients'
+ * codec (`relay/clients/base64url.ts`), bundled into the share page's browser
+ * app, so it must stay free of imports.
  */
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
