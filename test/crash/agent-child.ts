@@ -53,11 +53,9 @@ const { aliasesPlugin } = await import('../../plugins/aliases/index.js');
 const { createPiTransportPlugin, RESULT_TOOL_NAME } = await import('../../plugins/pi-transport/index.js');
 type FauxResponseStep = import('@earendil-works/pi-ai').FauxResponseStep;
 
-const config = JSON.parse(process.argv[2] ?? '{}') as AgentChildConfig;
+const { hostRun } = await import('./host.js');
 
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
+const config = JSON.parse(process.argv[2] ?? '{}') as AgentChildConfig;
 
 /** The text of the first user message: the agent's task. */
 function promptOf(messages: readonly { role: string; content?: unknown }[]): string {
@@ -89,22 +87,7 @@ const kernel = createKernel({ plugins: [aliasesPlugin, createPiTransportPlugin({
 const engine = new WorkflowEngine({ kernel, sessionId: 'agents', root: config.root, agentDir: config.agentDir, home: config.home });
 
 try {
-  let handle;
-  if (config.runId === undefined) {
-    handle = await engine.launch({ name: 'agents', cwd: config.cwd, script: config.script });
-  } else {
-    engine.recoverInterrupted(config.cwd);
-    handle = await engine.resume(config.cwd, config.runId);
-  }
-  say(`RUN ${handle.runId} ${handle.runDir}`);
-  const outcome = await handle.outcome;
-  say(`OUTCOME ${JSON.stringify(outcome)}`);
-  await engine.close();
-} catch (error) {
-  const { code, message } = error as { code?: string; message?: string };
-  say(`ERROR ${JSON.stringify({ code: code ?? 'UNKNOWN', message: message ?? String(error) })}`);
-  await engine.close();
-  process.exitCode = 1;
+  await hostRun(engine, 'agents', config);
 } finally {
   faux.unregister();
 }

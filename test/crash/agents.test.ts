@@ -27,6 +27,7 @@ import { readJournal, readSnapshot, listRuns, JOURNAL_FILE, RESULT_FILE } from '
 import { parseSnapshot, type RunSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { AgentChildConfig } from './agent-child.js';
+import { collectStderr, readHostReports, type HostError, type Outcome } from './shared.js';
 
 const CHILD = fileURLToPath(new URL('./agent-child.ts', import.meta.url));
 const CHILD_TIMEOUT_MS = 60_000;
@@ -44,18 +45,11 @@ const c = await agent('third', { model: 'worker' });
 return [a, b, c];
 `;
 
-interface Outcome {
-  readonly runId: string;
-  readonly state: string;
-  readonly value?: unknown;
-  readonly error?: { code: string; message: string };
-}
-
 interface ChildResult {
   readonly runId?: string;
   readonly runDir?: string;
   readonly outcome?: Outcome;
-  readonly error?: { code: string; message: string };
+  readonly error?: HostError;
   readonly killed: boolean;
   readonly exit: { code: number | null; signal: NodeJS.Signals | null };
   readonly stderr: string;
@@ -80,12 +74,11 @@ function runChild(config: AgentChildConfig, killWhen?: (runDir: string) => boole
       // Pi reads nothing from the real home: its agent dir and home are the test's.
       env: { ...process.env, PI_CODING_AGENT_DIR: config.agentDir, HOME: config.home },
     });
-    let stdout = '';
-    let stderr = '';
+    const stderr = collectStderr(child.stderr);
     let runId: string | undefined;
     let runDir: string | undefined;
     let outcome: Outcome | undefined;
-    let error: { code: string; message: string } | undefined;
+    let error: HostError | undefined;
     let killed = false;
     let poll: NodeJS.Timeout | undefined;
     const kill = () => {
@@ -96,34 +89,26 @@ function runChild(config: AgentChildConfig, killWhen?: (runDir: string) => boole
     };
     const deadline = setTimeout(() => {
       kill();
-      reject(new Error(`host process ${config.child} did not finish within ${CHILD_TIMEOUT_MS} ms; stderr:\n${stderr}`));
+      reject(new Error(`host process ${config.child} did not finish within ${CHILD_TIMEOUT_MS} ms; stderr:\n${stderr.text}`));
     }, CHILD_TIMEOUT_MS);
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-      let newline: number;
-      while ((newline = stdout.indexOf('\n')) >= 0) {
-        const line = stdout.slice(0, newline);
-        stdout = stdout.slice(newline + 1);
-        const [tag, ...rest] = line.split(' ');
-        if (tag === 'RUN') {
-          [runId, runDir] = rest;
-          if (killWhen) {
-            const dir = runDir!;
-            poll = setInterval(() => {
-              if (killWhen(dir)) kill();
-            }, 2);
-          }
-        } else if (tag === 'OUTCOME') {
-          outcome = JSON.parse(rest.join(' ')) as Outcome;
-        } else if (tag === 'ERROR') {
-          error = JSON.parse(rest.join(' ')) as { code: string; message: string };
+    readHostReports(child.stdout, {
+      onRun(id, dir) {
+        [runId, runDir] = [id, dir];
+        if (killWhen) {
+          const watched = runDir!;
+          poll = setInterval(() => {
+            if (killWhen(watched)) kill();
+          }, 2);
         }
-      }
+      },
+      onOutcome(reported) {
+        outcome = reported;
+      },
+      onError(reported) {
+        error = reported;
+      },
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(deadline);
@@ -135,7 +120,7 @@ function runChild(config: AgentChildConfig, killWhen?: (runDir: string) => boole
         ...(error === undefined ? {} : { error }),
         killed,
         exit: { code, signal },
-        stderr,
+        stderr: stderr.text,
       });
     });
   });

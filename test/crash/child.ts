@@ -33,11 +33,9 @@ const { registerWorkflowExtension } = await import('../../kernel/registry/index.
 const { evidencePlugin } = await import('../../plugins/evidence/index.js');
 const { echoTransportPlugin } = await import('../support/echo-transport.js');
 
-const config = JSON.parse(process.argv[2] ?? '{}') as ChildConfig;
+const { hostRun } = await import('./host.js');
 
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
+const config = JSON.parse(process.argv[2] ?? '{}') as ChildConfig;
 
 // `tally({ tag, n })`: a registered function with its own journaled shell and agent inside.
 registerWorkflowExtension({
@@ -64,21 +62,4 @@ const kernel = createKernel({
 });
 const engine = new WorkflowEngine({ kernel, sessionId: 'crash', root: config.root, agentDir: config.agentDir, home: config.home });
 
-try {
-  let handle;
-  if (config.runId === undefined) {
-    handle = await engine.launch({ name: 'crash', cwd: config.cwd, script: config.script });
-  } else {
-    engine.recoverInterrupted(config.cwd);
-    handle = await engine.resume(config.cwd, config.runId);
-  }
-  say(`RUN ${handle.runId} ${handle.runDir}`);
-  const outcome = await handle.outcome;
-  say(`OUTCOME ${JSON.stringify(outcome)}`);
-  await engine.close();
-} catch (error) {
-  const { code, message } = error as { code?: string; message?: string };
-  say(`ERROR ${JSON.stringify({ code: code ?? 'UNKNOWN', message: message ?? String(error) })}`);
-  await engine.close();
-  process.exitCode = 1;
-}
+await hostRun(engine, 'crash', config);

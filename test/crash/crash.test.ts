@@ -29,6 +29,7 @@ import { readJournal, readSnapshot, listRuns, LOCK_FILE, JOURNAL_FILE, RESULT_FI
 import { parseSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { ChildConfig } from './child.js';
+import { collectStderr, readHostReports, type HostError, type Outcome } from './shared.js';
 
 /** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 20). */
 const SEEDS = process.env['CRASH_SEED']
@@ -98,18 +99,11 @@ type KillPlan =
   /** SIGKILL once the journal grew by `fraction` of what is left (at least one record), plus `jitterMs`. */
   | { readonly mode: 'journal'; readonly fraction: number; readonly jitterMs: number };
 
-interface Outcome {
-  readonly runId: string;
-  readonly state: string;
-  readonly value?: unknown;
-  readonly error?: { code: string; message: string };
-}
-
 interface ChildResult {
   readonly runId?: string;
   readonly runDir?: string;
   readonly outcome?: Outcome;
-  readonly error?: { code: string; message: string };
+  readonly error?: HostError;
   readonly killed: boolean;
   /** Journal lines when the kill was sent (journal mode: the target it reached). */
   readonly killAt?: string;
@@ -142,14 +136,13 @@ function journalLines(runDir: string): number {
 function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
+    const stderr = collectStderr(child.stderr);
     let runId: string | undefined;
     let runDir: string | undefined;
     let runAt = 0;
     let runMs: number | undefined;
     let outcome: Outcome | undefined;
-    let error: { code: string; message: string } | undefined;
+    let error: HostError | undefined;
     let killed = false;
     let killAt: string | undefined;
     const cleanups: (() => void)[] = [];
@@ -162,7 +155,7 @@ function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<Chil
     };
     const deadline = setTimeout(() => {
       kill('timeout');
-      reject(new Error(`host process did not finish within ${CHILD_TIMEOUT_MS} ms; stderr:\n${stderr}`));
+      reject(new Error(`host process did not finish within ${CHILD_TIMEOUT_MS} ms; stderr:\n${stderr.text}`));
     }, CHILD_TIMEOUT_MS);
 
     const armKill = (dir: string) => {
@@ -195,28 +188,20 @@ function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<Chil
       check();
     };
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-      let newline: number;
-      while ((newline = stdout.indexOf('\n')) >= 0) {
-        const line = stdout.slice(0, newline);
-        stdout = stdout.slice(newline + 1);
-        const [tag, ...rest] = line.split(' ');
-        if (tag === 'RUN') {
-          [runId, runDir] = rest;
-          runAt = performance.now();
-          armKill(runDir!);
-        } else if (tag === 'OUTCOME') {
-          runMs = performance.now() - runAt;
-          outcome = JSON.parse(rest.join(' ')) as Outcome;
-        } else if (tag === 'ERROR') {
-          error = JSON.parse(rest.join(' ')) as { code: string; message: string };
-        }
-      }
+    readHostReports(child.stdout, {
+      onRun(id, dir) {
+        [runId, runDir] = [id, dir];
+        runAt = performance.now();
+        armKill(runDir!);
+      },
+      onOutcome(reported) {
+        runMs = performance.now() - runAt;
+        outcome = reported;
+      },
+      onError(reported) {
+        error = reported;
+      },
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(deadline);
@@ -229,7 +214,7 @@ function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<Chil
         killed: killed && outcome === undefined,
         ...(killAt === undefined ? {} : { killAt }),
         exit: { code, signal },
-        stderr,
+        stderr: stderr.text,
         ...(runMs === undefined ? {} : { runMs }),
       });
     });

@@ -1,0 +1,53 @@
+/**
+ * Shared by the crash tests (`crash.test.ts`, `agents.test.ts`): what a host
+ * process reports on stdout (see `host.ts`) and how the parent reads it.
+ */
+import type { Readable } from 'node:stream';
+
+export interface Outcome {
+  readonly runId: string;
+  readonly state: string;
+  readonly value?: unknown;
+  readonly error?: { code: string; message: string };
+}
+
+export type HostError = { code: string; message: string };
+
+export interface HostReportHandlers {
+  /** `RUN <runId> <runDir>`. */
+  onRun(runId: string | undefined, runDir: string | undefined): void;
+  /** `OUTCOME <json>`. */
+  onOutcome(outcome: Outcome): void;
+  /** `ERROR <json>`. */
+  onError(error: HostError): void;
+}
+
+/** Reads a host's stdout line by line and dispatches its RUN, OUTCOME and ERROR reports. */
+export function readHostReports(stdout: Readable, handlers: HostReportHandlers): void {
+  let buffered = '';
+  stdout.setEncoding('utf8');
+  stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      const [tag, ...rest] = line.split(' ');
+      if (tag === 'RUN') {
+        handlers.onRun(rest[0], rest[1]);
+      } else if (tag === 'OUTCOME') {
+        handlers.onOutcome(JSON.parse(rest.join(' ')) as Outcome);
+      } else if (tag === 'ERROR') {
+        handlers.onError(JSON.parse(rest.join(' ')) as HostError);
+      }
+    }
+  });
+}
+
+/** Collects a host's stderr; read `text` once the host has closed. */
+export function collectStderr(stderr: Readable): { readonly text: string } {
+  const collected = { text: '' };
+  stderr.setEncoding('utf8');
+  stderr.on('data', (chunk: string) => (collected.text += chunk));
+  return collected;
+}
