@@ -127,7 +127,7 @@ export function createHooks() {
       select: new SyncBailHook<[TransportSelectInput], AgentTransport | undefined>(['input'], 'transport.select'),
     }),
     journal: Object.freeze({
-      /** Observe: budgets charge usage, trajectory records. A throwing tap fails the run (the journal is already safe). */
+      /** Observe: budgets charge usage, trajectory records. A throwing tap fails that operation in the script (its journal record is already safe). */
       recorded: new SyncHook<[JournalObservation]>(['entry'], 'journal.recorded'),
     }),
     events: Object.freeze({
