@@ -17,7 +17,7 @@ import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { WorkflowSession } from '../contracts/transport.js';
 import { writeEvidence, writeResult, type Journal } from '../store/index.js';
 import type { SandboxPool, ScriptExecution } from '../sandbox/pool.js';
-import type { GlobalSpec } from '../sandbox/protocol.js';
+import type { GlobalSpec, ReplayEntry } from '../sandbox/protocol.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import type { RunRecord } from './run-record.js';
@@ -83,6 +83,8 @@ export class RunExecution implements FunctionHost {
   readonly #runSlots: Slots;
   #script: ScriptExecution | undefined;
   #inflight = 0;
+  /** The key the sandbox says it answered from the journal, checked by the next step. */
+  #expectedReplay: string | undefined;
   #ended = false;
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
@@ -132,13 +134,19 @@ export class RunExecution implements FunctionHost {
   start(program: string): void {
     const globals: GlobalSpec[] = [
       ...CORE_GLOBALS,
-      ...[...this.#env.registry.functions().keys()].map((name): GlobalSpec => ({ name, kind: 'effect' })),
+      ...[...this.#env.registry.functions().keys()].map((name): GlobalSpec => ({ name, kind: 'function' })),
       ...[...this.#env.primitives.values()].map((primitive): GlobalSpec => ({ name: primitive.name, kind: primitive.kind })),
     ];
     this.#script = this.#env.pool.run(
-      { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal },
+      { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal, replay: this.#replayTable() },
       {
         call: async (call) => JSON.stringify(await this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[])),
+        replayed: (call, key) => {
+          this.#expectedReplay = key;
+          const booked = this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[]);
+          this.#expectedReplay = undefined;
+          booked.then(undefined, (error: unknown) => this.#failWith(error));
+        },
         notify: (call) => this.notify(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[]),
       },
     );
@@ -146,6 +154,28 @@ export class RunExecution implements FunctionHost {
       (value) => this.#complete(value),
       (error: unknown) => this.#failWith(error),
     );
+  }
+
+  /**
+   * What the sandbox may answer itself: completed shell, agent, function and
+   * primitive operations. A function output that no longer fits its schema
+   * and a primitive with its own replay check stay with the host, which
+   * reports them when the call arrives.
+   */
+  #replayTable(): Record<string, ReplayEntry> {
+    const table: Record<string, ReplayEntry> = {};
+    for (const record of this.#replay.values()) {
+      const op = this.#replayOp(record);
+      if (op !== undefined && record.kind !== 'log') table[record.key] = { op, value: JSON.stringify(record.value) };
+    }
+    return table;
+  }
+
+  #replayOp(record: JournalRecord): string | undefined {
+    if (record.kind === 'shell' || record.kind === 'agent') return record.kind;
+    if (record.kind === 'function') return this.#env.registry.getFunction(record.name)?.validateOutput(record.value).ok ? record.name : undefined;
+    if (record.kind === 'primitive') return this.#env.primitives.get(record.name.split('.')[0]!)?.replay ? undefined : record.name;
+    return undefined;
   }
 
   // ---- lifecycle -------------------------------------------------------
@@ -268,9 +298,14 @@ export class RunExecution implements FunctionHost {
     replay: (record: JournalRecord) => T,
     perform: (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>,
   ): Promise<T> {
+    const expected = this.#expectedReplay;
+    this.#expectedReplay = undefined;
     const claim = this.#counter.claim(scope, site, what);
     try {
       const past = this.#replay.get(claim.key);
+      if (expected !== undefined && (past === undefined || expected !== claim.key)) {
+        throw new WorkflowError('INTERNAL_ERROR', `replay diverged: the sandbox answered ${expected} from the journal, but the host keys this call ${claim.key}`, { key: claim.key });
+      }
       if (past) {
         const value = replay(past);
         this.#observe(past, true);
@@ -307,14 +342,14 @@ export class RunExecution implements FunctionHost {
   // ---- core operations -------------------------------------------------
 
   #shell(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    const request = parseShellArgs(args);
     return this.#step(
       scope,
       site,
       'shell',
       (record) => (record.kind === 'shell' ? record.value : this.#mismatch(record, 'shell')),
       async (key) => {
-        const value = await recordedShell(request, {
+        // Parsed once the call holds its key: an invalid call still counts as an occurrence, as in the sandbox.
+        const value = await recordedShell(parseShellArgs(args), {
           key,
           scope,
           phase: this.#record.snapshot.phase,
@@ -328,13 +363,20 @@ export class RunExecution implements FunctionHost {
     );
   }
 
-  #agentStep(site: string, scope: Scope, prompt: string, options: AgentCallOptions, handle?: { name: string; turn: number; configKey: string }): Promise<JsonValue> {
+  /** `request` is parsed once the call holds its journal key, so an invalid call still counts as an occurrence. */
+  #agentStep(
+    site: string,
+    scope: Scope,
+    request: () => { prompt: string; options: AgentCallOptions },
+    handle?: { name: string; turn: number; configKey: string },
+  ): Promise<JsonValue> {
     return this.#step(
       scope,
       site,
       'agent',
       (record) => (record.kind === 'agent' ? record.value : this.#mismatch(record, 'agent')),
       async (key, occurrence) => {
+        const { prompt, options } = request();
         const label = options.label ?? handle?.name ?? options.model ?? 'agent';
         const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
         const env = createAgentEnv(this.#agentDeps, { agentId: key, path: scope, label, handle: handle !== undefined });
@@ -345,14 +387,13 @@ export class RunExecution implements FunctionHost {
   }
 
   #agent(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    const { prompt, options } = parseAgentArgs(args);
-    return this.#agentStep(site, scope, prompt, options);
+    return this.#agentStep(site, scope, () => parseAgentArgs(args));
   }
 
   async #send(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     const turn = this.#handles.begin(scope, args);
     try {
-      return await this.#agentStep(`${site}@${turn.name}`, scope, turn.prompt, turn.options, turn);
+      return await this.#agentStep(`${site}@${turn.name}`, scope, () => turn, turn);
     } finally {
       turn.done();
     }

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
-import type { CallMessage, ErrorPayload, GlobalSpec, HostMessage, WorkerMessage } from './protocol.js';
+import type { CallMessage, ErrorPayload, GlobalSpec, HostMessage, ReplayEntry, WorkerMessage } from './protocol.js';
 import { sandboxWorker } from './worker-path.js';
 
 export interface SandboxLimits {
@@ -29,12 +29,16 @@ export type SandboxCall = Omit<CallMessage, 't' | 'id'>;
 export interface SandboxHandlers {
   /** Performs an effect; resolves to the JSON text of its value. */
   call(call: SandboxCall): Promise<string>;
+  /** The sandbox answered a call from the replay table; book it (in order). A throw fails the run. */
+  replayed?(call: SandboxCall, key: string): void;
   /** Records a fire-and-forget call (phase, log) in order. A throw fails the run. */
   notify(call: SandboxCall): void;
 }
 
 export interface ScriptSpec {
   readonly program: string;
+  /** Completed operations the sandbox answers itself, by journal key. */
+  readonly replay?: Readonly<Record<string, ReplayEntry>>;
   /** JSON text of `args`. */
   readonly args: string;
   readonly globals: readonly GlobalSpec[];
@@ -161,6 +165,15 @@ export class SandboxPool {
             );
             return;
           }
+          case 'replayed': {
+            const { t: _t, key, ...call } = message;
+            try {
+              handlers.replayed?.(call, key);
+            } catch (error) {
+              finish(errorFromPayload(payloadFromError(error)));
+            }
+            return;
+          }
           case 'notify': {
             const { t: _t, id: _id, ...call } = message;
             try {
@@ -190,7 +203,15 @@ export class SandboxPool {
       });
       worker.on('exit', () => finish(new WorkflowError('INTERNAL_ERROR', 'The sandbox exited unexpectedly', { reason: 'sandbox_error' })));
       worker.ref();
-      send({ t: 'start', program: spec.program, args: spec.args, globals: spec.globals, maxValueBytes: this.limits.maxValueBytes, siteGlobal: spec.siteGlobal });
+      send({
+        t: 'start',
+        program: spec.program,
+        args: spec.args,
+        globals: spec.globals,
+        maxValueBytes: this.limits.maxValueBytes,
+        siteGlobal: spec.siteGlobal,
+        replay: spec.replay ?? {},
+      });
     });
   }
 

@@ -8,6 +8,8 @@
 export type GlobalKind =
   /** `name(...args)` returns a promise; the host performs it. */
   | 'effect'
+  /** A registered function: an effect whose journal key is `fn:<name>` and its call count in the scope. */
+  | 'function'
   /** `name(...args)` returns nothing; the host records it in order. */
   | 'notify'
   /** `name(label, callback)`: the host opens a scope, the callback runs inside it. */
@@ -37,6 +39,17 @@ export interface StartMessage {
   readonly maxValueBytes: number;
   /** Name of the global that receives call sites (the preflight's marker). */
   readonly siteGlobal: string;
+  /**
+   * Completed operations the sandbox may answer itself, by journal key: `op`
+   * is the operation that must be asking (`agent` also answers handle sends),
+   * `value` the recorded JSON text.
+   */
+  readonly replay: Readonly<Record<string, ReplayEntry>>;
+}
+
+export interface ReplayEntry {
+  readonly op: string;
+  readonly value: string;
 }
 
 export interface ReplyMessage {
@@ -61,8 +74,19 @@ export interface CallMessage {
   readonly args: string;
 }
 
+/** The sandbox answered a call from `replay`; the host checks the key and does its bookkeeping, in order. */
+export interface ReplayedMessage {
+  readonly t: 'replayed';
+  readonly key: string;
+  readonly op: string;
+  readonly site: string;
+  readonly scope: readonly string[];
+  readonly args: string;
+}
+
 export type WorkerMessage =
   | CallMessage
+  | ReplayedMessage
   | { readonly t: 'ready' }
   | { readonly t: 'pong' }
   | { readonly t: 'done'; readonly value: string }

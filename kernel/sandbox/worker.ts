@@ -10,7 +10,7 @@
 import 'ses';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort } from 'node:worker_threads';
-import type { CallMessage, ErrorPayload, GlobalSpec, HostMessage, StartMessage, WorkerMessage } from './protocol.js';
+import type { CallMessage, ErrorPayload, GlobalSpec, HostMessage, ReplayEntry, StartMessage, WorkerMessage } from './protocol.js';
 import { renderPrompt } from '../template.js';
 import { StructureRunner } from '../structure.js';
 
@@ -86,8 +86,49 @@ function scheduleStallCheck(): void {
   });
 }
 
-function call(op: string, site: string, args: readonly unknown[]): Promise<unknown> {
-  const message: CallMessage = { t: 'call', id: nextId++, op, site, scope: currentScope(), args: serialize(args, `Arguments of ${op}`) };
+/**
+ * Completed operations this segment may answer without a round trip. The
+ * keys are computed exactly as the host computes journal keys
+ * (kernel/engine/keys.ts, invocations.ts): structural scope, call site (a
+ * function's `fn:<name>#<n>` segment), occurrence per slot, counted in call
+ * order on both sides. The host checks every key it is told about, so a
+ * divergence fails the run instead of returning a wrong value.
+ */
+let replayTable: Readonly<Record<string, ReplayEntry>> = {};
+const occurrences = new Map<string, number>();
+const invocations = new Map<string, number>();
+
+function journalKey(op: string, keySite: string, scope: Scope, isFunction: boolean): string {
+  const scopeKey = scope.join('/');
+  let slotSite = keySite;
+  if (isFunction) {
+    const counter = `${scopeKey}|${op}`;
+    const count = (invocations.get(counter) ?? 0) + 1;
+    invocations.set(counter, count);
+    slotSite = count === 1 ? `fn:${op}` : `fn:${op}#${count}`;
+  }
+  const slot = `${scopeKey}|${slotSite}`;
+  const occurrence = occurrences.get(slot) ?? 0;
+  occurrences.set(slot, occurrence + 1);
+  return `${slot}#${occurrence}`;
+}
+
+interface CallKey {
+  /** The site the host keys the call by (a handle send's is `<site>@<handle>`). */
+  readonly keySite?: string;
+  readonly isFunction?: boolean;
+}
+
+function call(op: string, site: string, args: readonly unknown[], keyed: CallKey = {}): Promise<unknown> {
+  const scope = currentScope();
+  const text = serialize(args, `Arguments of ${op}`);
+  const key = journalKey(op, keyed.keySite ?? site, scope, keyed.isFunction ?? false);
+  const hit = replayTable[key];
+  if (hit && (hit.op === op || (hit.op === 'agent' && op === 'agent.send'))) {
+    post({ t: 'replayed', key, op, site, scope, args: text });
+    return Promise.resolve(JSON.parse(hit.value) as unknown);
+  }
+  const message: CallMessage = { t: 'call', id: nextId++, op, site, scope, args: text };
   const result = new Promise((resolve, reject) => pending.set(message.id, { resolve, reject }));
   post(message);
   return result;
@@ -123,7 +164,10 @@ function agentGlobal(): unknown {
     notify('agent.create', site, [options]);
     return harden({
       name,
-      send: (...args: unknown[]) => call('agent.send', takeSite('send'), [handle, ...args]),
+      send: (...args: unknown[]) => {
+        const site = takeSite('send');
+        return call('agent.send', site, [handle, ...args], { keySite: `${site}@${name}` });
+      },
     });
   };
   return agent;
@@ -162,6 +206,7 @@ function buildGlobals(start: StartMessage): Record<string, unknown> {
   for (const spec of start.globals as GlobalSpec[]) {
     const { name } = spec;
     if (spec.kind === 'effect') globals[name] = (...args: unknown[]) => call(name, takeSite(name), args);
+    else if (spec.kind === 'function') globals[name] = (...args: unknown[]) => call(name, takeSite(name), args, { isFunction: true });
     else if (spec.kind === 'notify') globals[name] = (...args: unknown[]) => notify(name, takeSite(name), args);
     else if (spec.kind === 'namespace') globals[name] = namespaceGlobal(name);
     else if (spec.kind === 'agent') globals[name] = agentGlobal();
@@ -194,6 +239,7 @@ function errorPayload(error: unknown): ErrorPayload {
 
 function start(message: StartMessage): void {
   maxValueBytes = message.maxValueBytes;
+  replayTable = message.replay;
   let completion: Promise<unknown>;
   try {
     const globals = buildGlobals(message);

@@ -119,3 +119,40 @@ describe('live runs', () => {
     expect(phases).toEqual(['one', 'two']);
   });
 });
+
+describe('replays answered by the sandbox', () => {
+  it('replays shells, agents, handle turns and functions in parallel branches with the host keys, and books each once', async () => {
+    let calls = 0;
+    registerWorkflowExtension({
+      version: '1.0.0',
+      headline: 'Counting',
+      functions: { count: { description: 'counts its runs', input: { type: 'object' }, output: { type: 'number' }, run: () => ++calls } },
+    });
+    const booked: boolean[] = [];
+    h.kernel.hooks.journal.recorded.tap('regressions-count', (entry) => void (entry.kind !== 'log' && booked.push(entry.replayed)));
+    const cwd = h.freshCwd('sandbox-replay');
+    const script = `
+      const dev = agent.create({ name: 'dev' });
+      const first = await dev.send('one');
+      const branches = await parallel('p', {
+        a: async () => [await count({}), await count({}), (await shell('echo a')).stdout],
+        b: async () => [await count({}), await agent('b')],
+      });
+      const second = await dev.send('two');
+      await shell(${JSON.stringify(gated('r'))});
+      return { first, branches, second, last: await count({}) };`;
+    const run = await h.launch(script, { cwd });
+    await gateStarted(cwd, 'r');
+    h.engine.pause(run.runId);
+    release(cwd, 'r');
+    expect((await run.outcome).state).toBe('paused');
+    const before = booked.length;
+    expect(booked.every((replayed) => !replayed)).toBe(true);
+    const outcome = await (await h.engine.resume(cwd, run.runId)).outcome;
+    expect(outcome.state).toBe('completed');
+    expect(outcome.value).toMatchObject({ first: 'echo:one', second: 'echo:two', last: 4 });
+    expect(calls).toBe(4);
+    // Everything that completed before the pause was replayed once (3 counts, 2 shells, 3 agent turns); only the last count ran.
+    expect(booked.slice(before)).toEqual([...Array(before).fill(true), false]);
+  });
+});
