@@ -30,3 +30,4 @@ export type { RunSnapshot, AgentSummary, CheckpointRecord, FailureInfo } from '.
 export { IDENTITY_VERSION } from './engine/snapshot.js';
 export type { SandboxLimits } from './sandbox/pool.js';
 export { createAjv, formatAjvErrors } from './json-schema.js';
+export { RESULT_TOOL_NAME } from './contracts/agent-options.js';

@@ -1,6 +1,9 @@
 /** Options of `agent(...)`, `agent.create(...)` and `handle.send(...)` (spec 1 "Agent options"). */
 import type { JsonValue } from '../json.js';
 
+/** The tool every agent submits its result through (spec 1, result contract). */
+export const RESULT_TOOL_NAME = 'workflow_result';
+
 export type JsonSchema = Readonly<Record<string, JsonValue>>;
 
 export interface AgentCallOptions {

@@ -27,7 +27,7 @@ import {
   type DeleteResult,
 } from '../store/index.js';
 import { SandboxPool, type SandboxLimits } from '../sandbox/pool.js';
-import { RunExecution, type SegmentOutcome } from './execution.js';
+import { RunExecution } from './execution.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
@@ -214,12 +214,12 @@ export class WorkflowEngine {
       release();
       throw error;
     }
-    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then((outcome) => this.#outcome(record, outcome)) };
+    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record)) };
     this.#live.set(record.runId, { execution, handle });
     return handle;
   }
 
-  #outcome(record: RunRecord, _segment: SegmentOutcome): RunOutcome {
+  #outcome(record: RunRecord): RunOutcome {
     const { runId, state, result, failure } = record.snapshot;
     if (state === 'completed' && result) {
       return { runId, state, resultPath: result.path, value: JSON.parse(readFileSync(result.path, 'utf8')) as JsonValue };

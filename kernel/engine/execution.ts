@@ -17,7 +17,8 @@ import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { WorkflowSession } from '../contracts/transport.js';
 import { writeEvidence, writeResult, type Journal } from '../store/index.js';
 import type { SandboxPool, ScriptExecution } from '../sandbox/pool.js';
-import type { GlobalSpec, ReplayEntry } from '../sandbox/protocol.js';
+import type { GlobalSpec } from '../sandbox/protocol.js';
+import { sandboxReplayTable } from './replay.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import type { RunRecord } from './run-record.js';
@@ -138,7 +139,7 @@ export class RunExecution implements FunctionHost {
       ...[...this.#env.primitives.values()].map((primitive): GlobalSpec => ({ name: primitive.name, kind: primitive.kind })),
     ];
     this.#script = this.#env.pool.run(
-      { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal, replay: this.#replayTable() },
+      { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal, replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives) },
       {
         call: async (call) => JSON.stringify(await this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[])),
         replayed: (call, key) => {
@@ -154,28 +155,6 @@ export class RunExecution implements FunctionHost {
       (value) => this.#complete(value),
       (error: unknown) => this.#failWith(error),
     );
-  }
-
-  /**
-   * What the sandbox may answer itself: completed shell, agent, function and
-   * primitive operations. A function output that no longer fits its schema
-   * and a primitive with its own replay check stay with the host, which
-   * reports them when the call arrives.
-   */
-  #replayTable(): Record<string, ReplayEntry> {
-    const table: Record<string, ReplayEntry> = {};
-    for (const record of this.#replay.values()) {
-      const op = this.#replayOp(record);
-      if (op !== undefined && record.kind !== 'log') table[record.key] = { op, value: JSON.stringify(record.value) };
-    }
-    return table;
-  }
-
-  #replayOp(record: JournalRecord): string | undefined {
-    if (record.kind === 'shell' || record.kind === 'agent') return record.kind;
-    if (record.kind === 'function') return this.#env.registry.getFunction(record.name)?.validateOutput(record.value).ok ? record.name : undefined;
-    if (record.kind === 'primitive') return this.#env.primitives.get(record.name.split('.')[0]!)?.replay ? undefined : record.name;
-    return undefined;
   }
 
   // ---- lifecycle -------------------------------------------------------

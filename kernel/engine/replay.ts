@@ -6,6 +6,8 @@
 import { openJournal, readJournal, runDirectory, type Journal } from '../store/index.js';
 import { WorkflowError } from '../errors.js';
 import type { WorkflowRegistryApi } from '../registry/index.js';
+import type { PrimitiveDefinition } from '../contracts/primitive.js';
+import type { ReplayEntry } from '../sandbox/protocol.js';
 import { parseJournalRecord, type JournalRecord } from './journal-record.js';
 import type { RunSnapshot } from './snapshot.js';
 
@@ -51,4 +53,26 @@ export function loadReplay(root: string, snapshot: RunSnapshot, runDir: string, 
     throw error;
   }
   return { journal, replay };
+}
+
+/**
+ * What the sandbox may answer itself: completed shell, agent, function and
+ * primitive operations. A function output that no longer fits its schema and
+ * a primitive with its own replay check stay with the host, which reports
+ * them when the call arrives.
+ */
+export function sandboxReplayTable(
+  replay: ReadonlyMap<string, JournalRecord>,
+  registry: WorkflowRegistryApi,
+  primitives: ReadonlyMap<string, PrimitiveDefinition>,
+): Record<string, ReplayEntry> {
+  const table: Record<string, ReplayEntry> = {};
+  for (const record of replay.values()) {
+    let op: string | undefined;
+    if (record.kind === 'shell' || record.kind === 'agent') op = record.kind;
+    else if (record.kind === 'function') op = registry.getFunction(record.name)?.validateOutput(record.value).ok ? record.name : undefined;
+    else if (record.kind === 'primitive') op = primitives.get(record.name.split('.')[0]!)?.replay ? undefined : record.name;
+    if (op !== undefined && record.kind !== 'log') table[record.key] = { op, value: JSON.stringify(record.value) };
+  }
+  return table;
 }

@@ -18,13 +18,9 @@
 import type { TSchema } from '@earendil-works/pi-ai';
 import { defineTool, type ExtensionAPI, type ExtensionFactory, type InlineExtension, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { ValidateFunction } from 'ajv';
-import type { JsonSchema } from '../../kernel/index.js';
-import type { CustomToolDefinition } from '../../kernel/index.js';
-import { WorkflowError, messageOf } from '../../kernel/index.js';
-import { createAjv, formatAjvErrors } from '../../kernel/index.js';
-import type { JsonValue } from '../../kernel/index.js';
+import { createAjv, formatAjvErrors, messageOf, RESULT_TOOL_NAME, WorkflowError, type CustomToolDefinition, type JsonSchema, type JsonValue } from '../../kernel/index.js';
 
-export const RESULT_TOOL_NAME = 'workflow_result';
+export { RESULT_TOOL_NAME };
 
 /** `<inline:workflow-result>`: the inline extension that owns the result tool. */
 export const RESULT_EXTENSION_NAME = 'workflow-result';

@@ -4,9 +4,9 @@
  * match no tool only warn. The names stay in the prepared configuration, so
  * the engine freezes them with the agent's configuration.
  */
-import { WorkflowError } from '../../kernel/index.js';
+import { RESULT_TOOL_NAME, WorkflowError } from '../../kernel/index.js';
 
-export const RESULT_TOOL_NAME = 'workflow_result';
+export { RESULT_TOOL_NAME };
 
 /** Characters that make a selector a pattern rather than an exact name. */
 const PATTERN_CHARACTERS = /[*?[{!]/;

@@ -68,16 +68,6 @@ export const selectorsPlugin: KernelPlugin = {
 
 export default selectorsPlugin;
 
-export {
-  SELECTOR_KINDS,
-  UNIVERSAL_PATTERN,
-  compileSelector,
-  evaluateSelectors,
-  parseSelector,
-  selectorMatches,
-  type ParsedSelector,
-  type SelectorKind,
-} from '../../kernel/index.js';
 export { RESULT_TOOL_NAME, applyExcludeTools, isToolPattern, unmatchedExcludes, validateExcludeTools } from './exclude-tools.js';
 export { EMPTY_SELECTORS, callSelectors, concatLayers, optionSelectors, settingsLayers, settingsSelectors, type SelectorArrays } from './layers.js';
 export {

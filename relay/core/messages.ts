@@ -100,6 +100,15 @@ function relayData(value: JsonObject): string | Refusal {
   return data;
 }
 
+/** The `data` and `lane` fields every relay message carries, in either direction. */
+function relayBody(value: JsonObject): { readonly data: string; readonly signaling: boolean } | Refusal {
+  const data = relayData(value);
+  if (typeof data !== 'string') return data;
+  const signaling = lane(value);
+  if (signaling === undefined) return refuse('lane must be "signaling" when present');
+  return { data, signaling };
+}
+
 function sessionField(value: JsonObject): string | Refusal {
   const session = value['session'];
   if (!isSessionIdShape(session)) return refuse('invalid session id');
@@ -181,11 +190,8 @@ export function decodeAuthorityMessage(frame: Frame, maxBytes: number): Decoded<
     case 'relay': {
       const session = sessionField(value);
       if (typeof session !== 'string') return session;
-      const data = relayData(value);
-      if (typeof data !== 'string') return data;
-      const signaling = lane(value);
-      if (signaling === undefined) return refuse('lane must be "signaling" when present');
-      return { ok: true, message: { type: 'relay', session, data, signaling } };
+      const body = relayBody(value);
+      return 'ok' in body ? body : { ok: true, message: { type: 'relay', session, ...body } };
     }
     case 'close_session': {
       const session = sessionField(value);
@@ -212,11 +218,8 @@ export function decodeConsumerMessage(frame: Frame, maxBytes: number): Decoded<C
   const value = decoded.message;
   switch (value.type) {
     case 'relay': {
-      const data = relayData(value);
-      if (typeof data !== 'string') return data;
-      const signaling = lane(value);
-      if (signaling === undefined) return refuse('lane must be "signaling" when present');
-      return { ok: true, message: { type: 'relay', data, signaling } };
+      const body = relayBody(value);
+      return 'ok' in body ? body : { ok: true, message: { type: 'relay', ...body } };
     }
     case 'ping':
       return { ok: true, message: { type: 'ping' } };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_EXTENSIONS } from '../../../kernel/index.js';
-import { compileSelector, evaluateSelectors, parseSelector, selectorMatches, SELECTOR_KINDS } from '../../../plugins/selectors/index.js';
+import { BUILTIN_EXTENSIONS, compileSelector, evaluateSelectors, parseSelector, selectorMatches, SELECTOR_KINDS } from '../../../kernel/index.js';
 
 const TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 const SKILLS = ['pdf', 'pdf-forms', 'docx', 'web-search', 'web-fetch'];

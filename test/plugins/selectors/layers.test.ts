@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKernel, loadSettings, settingsPaths, type AgentCallOptions, type AgentPreparation, type KernelPlugin, type LoadedSettings } from '../../../kernel/index.js';
+import { createKernel, evaluateSelectors, loadSettings, settingsPaths, type AgentCallOptions, type AgentPreparation, type KernelPlugin, type LoadedSettings } from '../../../kernel/index.js';
 import type { KernelPreparationContext, SegmentInput } from '../../../kernel/hooks.js';
-import selectorsPluginDefault, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, evaluateSelectors, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
+import selectorsPluginDefault, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
 
 /** The rejection of `promise` (fails when it resolves). */
 async function rejectionOf(promise: Promise<unknown>): Promise<{ code?: string; message: string; details?: Record<string, unknown> }> {
