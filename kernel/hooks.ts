@@ -14,13 +14,10 @@ import type { WorkflowEvent } from './events.js';
 import type { JsonValue } from './json.js';
 import type { PrimitiveDefinition } from './contracts/primitive.js';
 import type { LoadedSettings } from './settings/load.js';
+import type { WorkflowError } from './errors.js';
+import type { ApprovedProposal, PluginEvent, RunAccess, RunEventEntry, RunRef } from './contracts/run-access.js';
 
-/** Which run a hook call concerns. */
-export interface RunRef {
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly cwd: string;
-}
+export type { RunRef } from './contracts/run-access.js';
 
 export interface RegistryFrozenInput {
   readonly functionNames: readonly string[];
@@ -71,7 +68,28 @@ export interface SegmentInput {
   setPluginState(plugin: string, value: JsonValue): void;
   /** One persisted warning in the run's events (and the inspector). */
   warn(message: string, details?: Readonly<Record<string, JsonValue>>): void;
+  /**
+   * Plugin options of this launch or resume request (`budget` ...), keyed by
+   * option name; `{}` for a retry. Plugins validate the keys they own.
+   */
+  readonly request: Readonly<Record<string, JsonValue>>;
+  /** The proposal whose approval started this resume, for its owner to apply. */
+  readonly proposal?: ApprovedProposal;
+  /** Recorded in events.jsonl (and emitted) once the segment's state is persisted. */
+  recordEvent(entry: RunEventEntry, event?: PluginEvent): void;
+  /** Persists a pending human decision on the run; returns its ID (the `proposalId` of workflow_respond). */
+  propose(owner: string, summary: string, patch: JsonValue): string;
+  /**
+   * Resume only: keep the run where it is (plugin state, events and proposals
+   * are still persisted). The resume reports `held` with this message.
+   */
+  hold(message: string, details?: Readonly<Record<string, JsonValue>>): void;
 }
+
+/** How a segment whose script ended is settled; `journal.settle` taps may turn a failure into a resumable halt. */
+export type SegmentSettlement =
+  | { readonly state: 'completed' }
+  | { readonly state: 'failed' | 'budget_exhausted'; readonly error: WorkflowError };
 
 /** What core hands preparation taps beyond the extension-facing context. */
 export interface KernelPreparationContext extends AgentPreparationContext {
@@ -93,6 +111,7 @@ export interface JournalObservation {
   readonly replayed: boolean;
   /** Accounting facts of agent operations (tokens, cost), for budgets and trajectory. */
   readonly usage?: Readonly<Record<string, JsonValue>>;
+  readonly access: RunAccess;
 }
 
 export function createHooks() {
@@ -129,6 +148,12 @@ export function createHooks() {
     journal: Object.freeze({
       /** Observe: budgets charge usage, trajectory records. A throwing tap fails that operation in the script (its journal record is already safe). */
       recorded: new SyncHook<[JournalObservation]>(['entry'], 'journal.recorded'),
+      /**
+       * Decide how a segment ends once its script settled (completed or failed):
+       * a tap may return a resumable halt (`budget_exhausted`) for a failure, or
+       * record an event first. A throwing tap fails the run with its error.
+       */
+      settle: new SyncWaterfallHook<[SegmentSettlement, RunAccess]>(['settlement', 'access'], 'journal.settle'),
     }),
     events: Object.freeze({
       /** Observe the ten WORKFLOW_* events after persistence. Best-effort: a throwing tap is reported, never fatal. */

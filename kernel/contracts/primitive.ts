@@ -4,6 +4,7 @@
  * journals every completed call and replays it, so `run` only performs it.
  */
 import type { JsonValue } from '../json.js';
+import type { RunAccess } from './run-access.js';
 
 export type PrimitiveKind =
   /** `name(...args)` → promise of a JSON value. */
@@ -22,6 +23,8 @@ export interface PrimitiveCall {
   readonly key: string;
   readonly site: string;
   readonly scope: readonly string[];
+  /** The working directory in effect at the call: the run's cwd, or the innermost scope's (a worktree). */
+  readonly cwd: string;
 }
 
 export interface DecisionRequest {
@@ -52,6 +55,7 @@ export interface PrimitiveContext {
   awaitDecision(request: DecisionRequest): Promise<boolean>;
   /** Stores text in the run's content-addressed evidence directory. */
   writeEvidence(text: string): StoredEvidence;
+  readonly access: RunAccess;
 }
 
 export interface PrimitiveDefinition {
@@ -60,4 +64,9 @@ export interface PrimitiveDefinition {
   run(call: PrimitiveCall, context: PrimitiveContext): JsonValue | Promise<JsonValue>;
   /** Checks a value about to be replayed from the journal; throw to refuse it. */
   replay?(value: JsonValue, call: PrimitiveCall, context: PrimitiveContext): void;
+  /**
+   * Scope primitives only: the working directory of operations inside the
+   * scope (shell, agents, nested scopes), read from the scope's reference.
+   */
+  scopeCwd?(value: JsonValue): string | undefined;
 }

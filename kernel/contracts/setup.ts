@@ -4,6 +4,7 @@ import type { AgentCallOptions } from './agent-options.js';
 import type { WorkflowRunContext } from './function-context.js';
 import type { AgentIdentity } from './identity.js';
 import type { AgentTransport } from './transport.js';
+import type { RunAccess } from './run-access.js';
 
 /** Resolved, immutable result of preparation plus core resolution. */
 export interface PreparedAgentSession {
@@ -76,6 +77,8 @@ export interface AgentSetupContext {
   readonly identity: AgentIdentity;
   readonly attempt: number;
   readonly signal: AbortSignal;
+  /** The run this agent belongs to, for plugins that keep run state (budgets). */
+  readonly access: RunAccess;
 }
 
 export interface AgentSetupHook {

@@ -35,9 +35,10 @@ import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js
 import { summarize, type StatusSummary } from './status.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } from './guidance.js';
-import type { Segment } from './segment.js';
+import { persistSegment, type Segment } from './segment.js';
+import { answerStoredCheckpoint, decideProposal, type CheckpointAnswer, type ProposalAnswer } from './answers.js';
+import type { ApprovedProposal } from '../contracts/run-access.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
-import { appendRunEvent } from './run-log.js';
 
 export interface EngineOptions {
   readonly kernel: Kernel;
@@ -65,6 +66,17 @@ export interface RunHandle {
   readonly runDir: string;
   /** Settles when the current execution segment ends (terminal, paused or interrupted). */
   readonly outcome: Promise<RunOutcome>;
+  /** Set when a plugin held a resume back (a budget raise awaiting approval): nothing executes. */
+  readonly held?: { readonly message: string; readonly details?: Readonly<Record<string, JsonValue>> };
+}
+
+export interface ResumeOptions {
+  readonly expectedState?: string;
+  /** Plugin options of the resume (a budget patch), handed to `preparation.segment`. */
+  readonly options?: Readonly<Record<string, JsonValue>>;
+  /** Overrides the persisted launch mode. */
+  readonly foreground?: boolean;
+  readonly proposal?: ApprovedProposal;
 }
 
 export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };
@@ -106,7 +118,7 @@ export class WorkflowEngine {
     const launch = checkLaunchRequest(request);
     const settings = await this.#prep.settings(launch.cwd, launch.concurrency);
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
-    const segment = await this.#prep.segment('launch', launch.cwd, settings);
+    const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {} });
     const compiled = this.#prep.compile(launch.source);
     const signal = new AbortController().signal;
     await this.#options.kernel.hooks.preparation.launch.promise({
@@ -161,12 +173,13 @@ export class WorkflowEngine {
       agentSessions: {},
       ...fields,
       plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
+      proposals: Object.fromEntries(segment.proposals),
     };
     const runDir = createRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
     const record = new RunRecord(runDir, snapshot, this.#emit);
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
-    persistWarnings(runDir, segment);
+    persistSegment(record, segment, { proposals: false });
     return this.#start(record, this.#open(record), compiled.program, settings, segment);
   }
 
@@ -284,7 +297,7 @@ export class WorkflowEngine {
       .map((entry) => entry.runId);
   }
 
-  async resume(cwd: string, runId: string, options: { expectedState?: string } = {}): Promise<RunHandle> {
+  async resume(cwd: string, runId: string, options: ResumeOptions = {}): Promise<RunHandle> {
     const live = this.#live.get(runId);
     if (live) {
       this.#own(cwd, runId);
@@ -313,14 +326,25 @@ export class WorkflowEngine {
     const source = readRunSource(runDir);
     const compiled = this.#prep.recompile(source);
     const settings = await this.#prep.settings(cwd);
-    const segment = await this.#prep.segment('resume', cwd, settings, snapshot);
+    const segment = await this.#prep.segment('resume', cwd, settings, snapshot, {
+      request: options.options ?? {},
+      ...(options.proposal ? { proposal: options.proposal } : {}),
+    });
     const record = new RunRecord(runDir, snapshot, this.#emit);
     // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
     const opened = this.#open(record);
     try {
       for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
-      persistWarnings(runDir, segment);
-      record.transition('running');
+      persistSegment(record, segment, { proposals: true });
+      if (segment.held) {
+        opened.journal.close();
+        opened.release();
+        return { runId, runDir, held: segment.held, outcome: Promise.resolve(this.#outcome(record)) };
+      }
+      record.transition('running', (draft) => {
+        delete draft.failure;
+        if (options.foreground !== undefined) draft.launchMode = options.foreground ? 'foreground' : 'background';
+      });
     } catch (error) {
       opened.journal.close();
       opened.release();
@@ -391,21 +415,19 @@ export class WorkflowEngine {
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */
-  respond(cwd: string, runId: string, name: string, approved: boolean): { runId: string; name: string; decision: 'approved' | 'rejected'; delivered: boolean } {
-    const decision = approved ? 'approved' : 'rejected';
+  respond(cwd: string, runId: string, name: string, approved: boolean): CheckpointAnswer {
     const { runDir, snapshot } = this.#own(cwd, runId);
-    if (this.#live.get(runId)?.execution.respond(name, approved)) return { runId, name, decision, delivered: true };
-    const checkpoint = snapshot.checkpoints[name];
-    if (!checkpoint || checkpoint.state !== 'awaiting') {
-      throw new WorkflowError('INVALID_METADATA', `Run ${runId} has no checkpoint "${name}" awaiting a decision`, { name });
-    }
-    const release = acquireRunLock(runDir);
-    try {
-      new RunRecord(runDir, snapshot, this.#emit).setCheckpoint(name, { ...checkpoint, state: decision });
-    } finally {
-      release();
-    }
-    return { runId, name, decision, delivered: false };
+    if (this.#live.get(runId)?.execution.respond(name, approved)) return { runId, name, decision: approved ? 'approved' : 'rejected', delivered: true };
+    return answerStoredCheckpoint(new RunRecord(runDir, snapshot, this.#emit), name, approved);
+  }
+
+  /** Decides a plugin's proposal; an approved one resumes the run so its owner can apply it. */
+  async respondProposal(cwd: string, runId: string, proposalId: string, approved: boolean): Promise<ProposalAnswer> {
+    const { runDir, snapshot } = this.#own(cwd, runId);
+    const proposal = decideProposal(new RunRecord(runDir, snapshot, this.#emit), proposalId, approved);
+    if (!approved) return { runId, proposalId, decision: 'rejected' };
+    const handle = await this.resume(cwd, runId, { proposal: { id: proposalId, owner: proposal.owner, patch: proposal.patch } });
+    return { runId, proposalId, decision: 'approved', resumed: handle };
   }
 
   deleteRun(cwd: string, runId: string): void {
@@ -429,8 +451,4 @@ export class WorkflowEngine {
   }
 }
 
-function persistWarnings(runDir: string, segment: Segment): void {
-  for (const warning of segment.warnings) {
-    appendRunEvent(runDir, { at: new Date().toISOString(), type: 'warning', message: warning.message, ...(warning.details ? { details: warning.details } : {}) });
-  }
-}
+

@@ -33,6 +33,9 @@ import { createFunctionContext, type FunctionHost } from './ops/function-context
 import { deepFreeze } from '../json.js';
 import type { RunState } from '../states.js';
 import type { Segment } from './segment.js';
+import type { RunAccess } from '../contracts/run-access.js';
+import { ActiveClock, createRunAccess } from './run-access.js';
+import { ScopeCwds } from './scope-cwds.js';
 
 export interface ExecutionEnv {
   readonly kernel: Kernel;
@@ -58,7 +61,7 @@ const CORE_GLOBALS: readonly GlobalSpec[] = [
   { name: 'log', kind: 'notify' },
 ];
 
-export type SegmentOutcome = 'completed' | 'failed' | 'stopped' | 'paused' | 'interrupted';
+export type SegmentOutcome = 'completed' | 'failed' | 'budget_exhausted' | 'stopped' | 'paused' | 'interrupted';
 
 type RecordBody = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, 'v' | 'key' | 'at'> : never) : never;
 
@@ -82,6 +85,9 @@ export class RunExecution implements FunctionHost {
   readonly #decisions: Decisions;
   readonly #onEnd: () => void;
   readonly #runSlots: Slots;
+  readonly #clock: ActiveClock;
+  readonly #access: RunAccess;
+  readonly #scopeCwds: ScopeCwds;
   #script: ScriptExecution | undefined;
   #inflight = 0;
   /** The key the sandbox says it answered from the journal, checked by the next step. */
@@ -98,12 +104,19 @@ export class RunExecution implements FunctionHost {
     this.#replay = replay;
     this.#onEnd = onEnd;
     this.#runSlots = new Slots(env.concurrency);
+    this.#clock = new ActiveClock(record.snapshot.activeMs ?? 0);
+    this.#access = createRunAccess(record, () => this.#clock.ms());
+    this.#scopeCwds = new ScopeCwds(record.snapshot.cwd);
     this.#decisions = new Decisions(record, this.#abort.signal, {
       waitStarted: () => {
+        this.#clock.waitStarted();
         this.#inflight -= 1;
         this.#maybeFinishPause();
       },
-      waitEnded: () => void (this.#inflight += 1),
+      waitEnded: () => {
+        this.#clock.waitEnded();
+        this.#inflight += 1;
+      },
       assertLive: () => this.#assertLive(),
     });
     const { runId, sessionId, cwd, workflow, args } = record.snapshot;
@@ -121,6 +134,7 @@ export class RunExecution implements FunctionHost {
       breadcrumb: (path) => this.#invocations.breadcrumb(path),
       admit: (signal) => admit(this.#runSlots, env.agentSlots, signal),
       ended: () => this.#ended,
+      access: this.#access,
     };
   }
 
@@ -175,20 +189,43 @@ export class RunExecution implements FunctionHost {
     }
   }
 
+  /** Active time is persisted with the state that ends the segment. */
+  #stamp = (draft: { activeMs?: number }): void => {
+    draft.activeMs = this.#clock.ms();
+  };
+
   #complete(valueText: string): void {
-    if (this.#closing) return;
+    if (this.#closing || this.#ended) return;
+    try {
+      this.#env.kernel.hooks.journal.settle.call({ state: 'completed' }, this.#access);
+    } catch (error) {
+      return this.#failWith(error);
+    }
     this.#end('completed', () => {
       const written = writeResult(this.#record.runDir, JSON.parse(valueText) as unknown);
       this.#record.transition('completed', (draft) => {
         draft.result = { path: written.path, bytes: written.bytes };
+        this.#stamp(draft);
       });
     });
   }
 
   #failWith(error: unknown): void {
-    if (this.#closing) return;
-    const failure = isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error));
-    this.#end('failed', () => this.#record.fail(failure.toJSON() as { code: string; message: string }));
+    if (this.#closing || this.#ended) return;
+    let failure = isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error));
+    let state: 'failed' | 'budget_exhausted' = 'failed';
+    try {
+      const settled = this.#env.kernel.hooks.journal.settle.call({ state: 'failed', error: failure }, this.#access);
+      if (settled.state !== 'completed') ({ state, error: failure } = settled);
+    } catch (settleError) {
+      failure = isWorkflowError(settleError) ? settleError : new WorkflowError('INTERNAL_ERROR', messageOf(settleError));
+    }
+    this.#end(state, () =>
+      this.#record.transition(state, (draft) => {
+        draft.failure = failure.toJSON() as { code: string; message: string };
+        this.#stamp(draft);
+      }),
+    );
   }
 
   /** Immediate and irreversible: cancel everything in flight, then persist. */
@@ -197,7 +234,7 @@ export class RunExecution implements FunctionHost {
     this.#closing = true;
     this.#abort.abort();
     await this.#script?.terminate();
-    this.#end('stopped', () => this.#record.transition('stopped'));
+    this.#end('stopped', () => this.#record.transition('stopped', this.#stamp));
   }
 
   /** The host is going away (session end): the run can be resumed later. */
@@ -206,7 +243,7 @@ export class RunExecution implements FunctionHost {
     this.#closing = true;
     this.#abort.abort();
     await this.#script?.terminate();
-    this.#end('interrupted', () => this.#record.transition('interrupted'));
+    this.#end('interrupted', () => this.#record.transition('interrupted', this.#stamp));
   }
 
   /** Cooperative: no new operation starts; the run is paused once active ones finish. */
@@ -224,7 +261,7 @@ export class RunExecution implements FunctionHost {
 
   #maybeFinishPause(): void {
     if (this.#ended || this.#inflight > 0 || this.#record.snapshot.state !== 'pausing') return;
-    this.#end('paused', () => this.#record.transition('paused'));
+    this.#end('paused', () => this.#record.transition('paused', this.#stamp));
   }
 
   async #gate(): Promise<void> {
@@ -309,9 +346,8 @@ export class RunExecution implements FunctionHost {
   }
 
   #observe(record: JournalRecord, replayed: boolean): void {
-    const { runId, sessionId, cwd } = this.#record.snapshot;
     const usage = record.kind === 'agent' ? { ...record.usage } : undefined;
-    this.#env.kernel.hooks.journal.recorded.call({ run: { runId, sessionId, cwd }, key: record.key, kind: record.kind, replayed, ...(usage ? { usage } : {}) });
+    this.#env.kernel.hooks.journal.recorded.call({ run: this.#access.run, key: record.key, kind: record.kind, replayed, ...(usage ? { usage } : {}), access: this.#access });
   }
 
   #mismatch(record: JournalRecord, expected: string): never {
@@ -332,7 +368,7 @@ export class RunExecution implements FunctionHost {
           key,
           scope,
           phase: this.#record.snapshot.phase,
-          cwd: this.#record.snapshot.cwd,
+          cwd: this.#scopeCwds.of(scope).cwd,
           runDir: this.#record.runDir,
           maxValueBytes: this.#env.pool.limits.maxValueBytes,
           signal: this.#abort.signal,
@@ -357,8 +393,15 @@ export class RunExecution implements FunctionHost {
       async (key, occurrence) => {
         const { prompt, options } = request();
         const label = options.label ?? handle?.name ?? options.model ?? 'agent';
-        const identity = { structuralPath: [...scope], callSite: site, occurrence, ...(handle ? { handle: handle.name, turn: handle.turn } : {}) };
-        const env = createAgentEnv(this.#agentDeps, { agentId: key, path: scope, label, handle: handle !== undefined });
+        const place = this.#scopeCwds.of(scope);
+        const identity = {
+          structuralPath: [...scope],
+          callSite: site,
+          occurrence,
+          ...(place.owner === undefined ? {} : { worktreeOwner: place.owner }),
+          ...(handle ? { handle: handle.name, turn: handle.turn } : {}),
+        };
+        const env = createAgentEnv(this.#agentDeps, { agentId: key, path: scope, label, handle: handle !== undefined, cwd: place.cwd });
         const { value, usage } = await runRecorded(env, { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
         return { value, body: { kind: 'agent', value, usage } };
       },
@@ -434,8 +477,16 @@ export class RunExecution implements FunctionHost {
       signal: this.#abort.signal,
       awaitDecision: (request) => this.#decisions.await(key, request),
       writeEvidence: (text) => writeEvidence(this.#record.runDir, text),
+      access: this.#access,
     });
-    const call = (key: string) => ({ name: primitive.name, ...(member === undefined ? {} : { member }), args, key, site, scope });
+    const cwd = this.#scopeCwds.of(scope).cwd;
+    const call = (key: string) => ({ name: primitive.name, ...(member === undefined ? {} : { member }), args, key, site, scope, cwd });
+    // A scope primitive's reference may move everything inside the scope (`name:label`) elsewhere.
+    const enter = (value: JsonValue): JsonValue => {
+      const inner = primitive.kind === 'scope' ? primitive.scopeCwd?.(value) : undefined;
+      if (inner !== undefined) this.#scopeCwds.set([...scope, `${primitive.name}:${String(args[0])}`], inner);
+      return value;
+    };
     return this.#step(
       scope,
       site,
@@ -443,11 +494,11 @@ export class RunExecution implements FunctionHost {
       (record) => {
         if (record.kind !== 'primitive' || record.name !== what) return this.#mismatch(record, what);
         primitive.replay?.(record.value, call(record.key), context(record.key));
-        return record.value;
+        return enter(record.value);
       },
       async (key) => {
         const value = JSON.parse(JSON.stringify((await primitive.run(call(key), context(key))) ?? null)) as JsonValue;
-        return { value, body: { kind: 'primitive', name: what, value } };
+        return { value: enter(value), body: { kind: 'primitive', name: what, value } };
       },
     );
   }

@@ -11,7 +11,7 @@ import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/
 import { preflight, type PreflightResult } from '../preflight/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { initialPreparation } from './ops/agent-options.js';
-import { beginSegment, type Segment } from './segment.js';
+import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
 import type { RunSnapshot } from './snapshot.js';
 
 /** Globals every script has, whatever plugins are loaded. */
@@ -80,8 +80,15 @@ export class LaunchPrep {
     }
   }
 
-  segment(kind: 'launch' | 'resume' | 'retry', cwd: string, settings: LoadedSettings, snapshot?: RunSnapshot): Promise<Segment> {
+  segment(
+    kind: 'launch' | 'resume' | 'retry',
+    cwd: string,
+    settings: LoadedSettings,
+    snapshot?: RunSnapshot,
+    extra: Pick<SegmentRequest, 'request' | 'proposal'> = {},
+  ): Promise<Segment> {
     return beginSegment({
+      ...extra,
       kernel: this.#options.kernel,
       kind,
       cwd,

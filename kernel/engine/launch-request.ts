@@ -17,6 +17,8 @@ export interface LaunchRequest {
   readonly foreground?: boolean;
   readonly concurrency?: number;
   readonly parentRunId?: string;
+  /** Options owned by plugins (`budget` ...), handed to `preparation.segment` as `request`. */
+  readonly options?: Readonly<Record<string, JsonValue>>;
 }
 
 const LAUNCH_SCHEMA = {
@@ -33,6 +35,7 @@ const LAUNCH_SCHEMA = {
     foreground: { type: 'boolean' },
     concurrency: { type: 'integer', minimum: 1, maximum: 16 },
     parentRunId: { type: 'string', minLength: 1 },
+    options: { type: 'object' },
   },
   oneOf: [{ required: ['script'] }, { required: ['scriptPath'] }],
 } as const;

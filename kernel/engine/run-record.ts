@@ -17,6 +17,8 @@ import {
 } from '../events.js';
 import { TERMINAL_RUN_STATES, type RunState } from '../states.js';
 import type { AgentSummary, CheckpointRecord, FailureInfo, RunSnapshot } from './snapshot.js';
+import type { PluginEvent, ProposalRecord, RunEventEntry } from '../contracts/run-access.js';
+import { appendRunEvent } from './run-log.js';
 
 /** The spec's transition table; anything else is refused. */
 const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
@@ -138,5 +140,18 @@ export class RunRecord {
     this.update((draft) => {
       draft.plugins = { ...draft.plugins, [plugin]: value };
     });
+  }
+
+  setProposal(id: string, proposal: ProposalRecord): void {
+    this.update((draft) => {
+      draft.proposals = { ...draft.proposals, [id]: proposal };
+    });
+  }
+
+  /** A plugin's event: appended to events.jsonl first, announced second. */
+  recordEvent(entry: RunEventEntry, event?: PluginEvent): void {
+    const at = new Date().toISOString();
+    appendRunEvent(this.runDir, { ...entry, at });
+    if (event) this.emit({ ...this.base(), at, ...event } as WorkflowEvent);
   }
 }

@@ -6,6 +6,7 @@
 import { createAjv, formatAjvErrors } from '../json-schema.js';
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import type { ProposalRecord } from '../contracts/run-access.js';
 import { AGENT_STATES, CHECKPOINT_STATES, RUN_STATES, type AgentState, type CheckpointState, type LaunchMode, type RunState } from '../states.js';
 
 /** Identity version 6 is required to resume (spec 1 "Versioning"). */
@@ -66,6 +67,10 @@ export interface RunSnapshot {
   readonly agentSessions: Readonly<Record<string, JsonValue>>;
   /** State owned by plugins, keyed by plugin name. */
   readonly plugins: Readonly<Record<string, JsonValue>>;
+  /** Human decisions plugins asked for, keyed by proposal ID. */
+  readonly proposals: Readonly<Record<string, ProposalRecord>>;
+  /** Active execution time of the segments that ended (see RunAccess.activeMs). */
+  readonly activeMs?: number;
 }
 
 const stringMap = { type: 'object', additionalProperties: true } as const;
@@ -143,6 +148,23 @@ const SNAPSHOT_SCHEMA = {
     agentConfigurations: stringMap,
     agentSessions: stringMap,
     plugins: stringMap,
+    proposals: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['owner', 'state', 'summary', 'patch', 'createdAt'],
+        additionalProperties: false,
+        properties: {
+          owner: { type: 'string', minLength: 1 },
+          state: { enum: ['pending', 'approved', 'rejected'] },
+          summary: { type: 'string' },
+          patch: {},
+          createdAt: { type: 'string' },
+          decidedAt: { type: 'string' },
+        },
+      },
+    },
+    activeMs: { type: 'number', minimum: 0 },
   },
 } as const;
 
@@ -166,5 +188,6 @@ export function parseSnapshot(value: unknown, where: string): RunSnapshot {
     agentConfigurations: raw.agentConfigurations ?? {},
     agentSessions: raw.agentSessions ?? {},
     plugins: raw.plugins ?? {},
+    proposals: raw.proposals ?? {},
   };
 }

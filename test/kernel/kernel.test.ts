@@ -7,6 +7,7 @@ import type { KernelPlugin, PluginKernel } from '../../kernel/plugin-api.js';
 import type { AgentPreparation } from '../../kernel/contracts/preparation.js';
 import type { KernelPreparationContext } from '../../kernel/hooks.js';
 import { WORKFLOW_PHASE_CHANGED_EVENT, type WorkflowEvent } from '../../kernel/events.js';
+import { memoryRunAccess } from '../support/run-access.js';
 
 const POINTS = ['registry', 'preparation', 'setup', 'transport', 'journal', 'events'];
 
@@ -66,7 +67,7 @@ describe('createKernel', () => {
     const event = { type: WORKFLOW_PHASE_CHANGED_EVENT, runId: 'r', sessionId: 's', cwd: '/', workflowName: 'w', at: 'now', phase: 'p' } satisfies WorkflowEvent;
     kernel.hooks.events.emit.call(event);
     kernel.hooks.registry.frozen.call({ functionNames: ['f'], modelAliasNames: [] });
-    kernel.hooks.journal.recorded.call({ run: { runId: 'r', sessionId: 's', cwd: '/' }, key: 'k1', kind: 'shell', replayed: false });
+    kernel.hooks.journal.recorded.call({ run: { runId: 'r', sessionId: 's', cwd: '/' }, key: 'k1', kind: 'shell', replayed: false, access: memoryRunAccess() });
     expect(seen).toEqual([`first:${event.type}`, `second:${event.type}`, 'frozen:f', 'journal:k1']);
     expect(kernel.hooks.transport.select.call({ run: { runId: 'r', sessionId: 's', cwd: '/' }, identity: { structuralPath: [], callSite: 'c', occurrence: 0 } })?.name).toBe('double');
   });

@@ -3,6 +3,7 @@ import type { AgentCallOptions } from '../../kernel/contracts/agent-options.js';
 import type { CustomToolDefinition, ResolvedResources, SessionInput } from '../../kernel/contracts/setup.js';
 import type { AgentTransportContext } from '../../kernel/contracts/transport.js';
 import type { JsonValue } from '../../kernel/json.js';
+import { memoryRunAccess } from './run-access.js';
 
 export interface SessionSpec {
   readonly cwd: string;
@@ -48,6 +49,7 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
     settings,
     identity: { structuralPath: ['agent:0'], callSite: 'agent:0', occurrence: 1 },
     attempt: 1,
+    access: memoryRunAccess({ runId: 'r1', sessionId: 's1', cwd: spec.cwd }),
     signal,
     projectTrusted: true,
     prepared: {

@@ -13,6 +13,7 @@ import type { RunRecord } from '../run-record.js';
 import type { Segment } from '../segment.js';
 import { thawConfiguration, type FrozenAgentConfiguration } from './agent-config.js';
 import type { AgentRunEnv } from './agent-runner.js';
+import type { RunAccess } from '../../contracts/run-access.js';
 
 export interface AgentEnvDeps {
   readonly kernel: Kernel;
@@ -27,6 +28,7 @@ export interface AgentEnvDeps {
   admit(signal: AbortSignal): Promise<() => void>;
   /** True once the segment ended: a stopped run's agents keep their persisted state. */
   ended(): boolean;
+  readonly access: RunAccess;
 }
 
 export interface AgentPlace {
@@ -35,6 +37,8 @@ export interface AgentPlace {
   readonly label: string;
   readonly handle: boolean;
   readonly parentId?: string;
+  /** The agent's working directory: the run's, or its worktree scope's. */
+  readonly cwd: string;
 }
 
 const ZERO: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
@@ -60,6 +64,8 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     kernel: deps.kernel,
     segment: deps.segment,
     run: deps.run,
+    cwd: place.cwd,
+    access: deps.access,
     runDir: record.runDir,
     agentDir: deps.agentDir,
     projectTrusted: deps.projectTrusted,
@@ -91,7 +97,7 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
       ),
     ...(place.handle ? { handleSessions: deps.handleSessions } : {}),
     forChild: (childId) =>
-      createAgentEnv(deps, { agentId: childId, path, label: childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), handle: false, parentId: agentId }),
+      createAgentEnv(deps, { agentId: childId, path, label: childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), handle: false, parentId: agentId, cwd: place.cwd }),
     waiting: (waiting) => {
       if (!deps.ended()) record.setAgent({ ...summary(current.label, current.attempts, current.usage), state: waiting ? 'waiting_for_child' : 'running' });
     },

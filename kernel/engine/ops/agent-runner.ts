@@ -19,6 +19,7 @@ import { recordSystemPrompt } from '../system-prompts.js';
 import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } from './agent-config.js';
 import { initialPreparation } from './agent-options.js';
 import { ChildAgents } from './nested-agents.js';
+import type { RunAccess } from '../../contracts/run-access.js';
 
 export interface AgentRequest {
   readonly prompt: string;
@@ -35,6 +36,9 @@ export interface AgentRunEnv {
   readonly kernel: Kernel;
   readonly segment: Segment;
   readonly run: WorkflowRunContext;
+  /** Where the agent works: the run's cwd or its worktree scope's. */
+  readonly cwd: string;
+  readonly access: RunAccess;
   readonly runDir: string;
   readonly agentDir: string;
   readonly projectTrusted: boolean;
@@ -89,7 +93,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
   if (stored) return stored;
   const prepared = await env.kernel.hooks.preparation.prepare.promise(initialPreparation(request.options, env.settings), {
     options: request.options,
-    cwd: env.run.cwd,
+    cwd: env.cwd,
     projectCwd: env.run.cwd,
     agentDir: env.agentDir,
     projectTrusted: env.projectTrusted,
@@ -190,7 +194,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
       if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi transport plugin)');
       const prepared = preparedSession(config, turnControl);
-      const context = { run: env.run, settings: config.settings, identity: request.identity, attempt, signal };
+      const context = { run: env.run, settings: config.settings, identity: request.identity, attempt, signal, access: env.access };
       // Setup failures stop the call: they are not native-session failures, so they are not retried.
       const setup = await env.kernel.hooks.setup.setup.promise(
         {
@@ -199,7 +203,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
           prepared,
           transport,
           sessionInput: {
-            cwd: env.run.cwd,
+            cwd: env.cwd,
             agentDir: env.agentDir,
             model: config.model,
             tools: config.tools,

@@ -24,6 +24,7 @@ import {
 } from '../../../kernel/index.js';
 import aliasesPlugin, { PLUGIN_NAME, createAliasesPlugin, readAliasesState, type AliasesState } from '../../../plugins/aliases/index.js';
 import { writeGlobalSettings } from '../../support/engine-harness.js';
+import { segmentExtras } from '../../support/run-access.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wf-aliases-'));
 const agentDir = join(dir, 'agent');
@@ -89,6 +90,7 @@ async function startSegment(
   const warnings: StartedSegment['warnings'] = [];
   const kind = options.kind ?? 'launch';
   await kernel.hooks.preparation.segment.promise({
+    ...segmentExtras(),
     segment: token,
     kind,
     ...(kind === 'launch' ? {} : { run: { runId: 'r1', sessionId: 's1', cwd } }),

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKernel, evaluateSelectors, loadSettings, settingsPaths, type AgentCallOptions, type AgentPreparation, type KernelPlugin, type LoadedSettings } from '../../../kernel/index.js';
 import type { KernelPreparationContext, SegmentInput } from '../../../kernel/hooks.js';
 import selectorsPluginDefault, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
+import { segmentExtras } from '../../support/run-access.js';
 
 /** The rejection of `promise` (fails when it resolves). */
 async function rejectionOf(promise: Promise<unknown>): Promise<{ code?: string; message: string; details?: Record<string, unknown> }> {
@@ -75,6 +76,7 @@ function hookPlugin(seen: Seen[], add: Partial<AgentPreparation> = { skills: ['h
 
 function segmentInput(token: object, settings: LoadedSettings, projectTrusted = settings.projectTrusted): SegmentInput {
   return {
+    ...segmentExtras(),
     segment: token,
     kind: 'launch',
     cwd,
