@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, type Kernel } from '../../kernel/kernel.js';
+import type { KernelPlugin } from '../../kernel/plugin-api.js';
 import { WorkflowEngine, type EngineOptions, type RunHandle, type RunOutcome } from '../../kernel/engine/engine.js';
 import type { LaunchRequest } from '../../kernel/engine/launch-request.js';
 import type { RunSnapshot } from '../../kernel/engine/snapshot.js';
@@ -27,6 +28,8 @@ export interface RecordedEvent {
 export interface HarnessOptions {
   readonly sessionId?: string;
   readonly sandbox?: EngineOptions['sandbox'];
+  /** Extra kernel plugins (budgets, worktrees ...), applied after the echo transport. */
+  readonly plugins?: readonly KernelPlugin[];
 }
 
 export interface Harness {
@@ -135,6 +138,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
       checkpointsPlugin,
       evidencePlugin,
       echoTransportPlugin({ calls, answer: (prompt) => (harness.answer ? harness.answer(prompt) : { result: `echo:${prompt}` }) }),
+      ...(options.plugins ?? []),
       { name: 'event-recorder', apply: (k) => k.hooks.events.emit.tap('event-recorder', (event) => void events.push({ event, persisted: snapshotAt(event) })) },
     ],
   });
