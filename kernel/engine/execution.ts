@@ -5,24 +5,24 @@
  * a terminal state, `paused` or `interrupted`; resuming starts a new segment.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
+import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
 import type { WorkflowRegistryApi } from '../registry/index.js';
-import type { PrimitiveContext, PrimitiveDefinition } from '../contracts/primitive.js';
+import type { PrimitiveDefinition } from '../contracts/primitive.js';
+import { primitiveStep } from './ops/primitives.js';
 import { Decisions } from './decisions.js';
 import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { WorkflowSession } from '../contracts/transport.js';
-import { writeEvidence, writeResult, type Journal } from '../store/index.js';
+import { writeResult, type Journal } from '../store/index.js';
 import type { SandboxPool, ScriptExecution } from '../sandbox/pool.js';
 import type { GlobalSpec } from '../sandbox/protocol.js';
 import { sandboxReplayTable } from './replay.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import type { RunRecord } from './run-record.js';
-import { appendRunEvent, LOG_LIMIT_BYTES, prefix } from './run-log.js';
 import { parseShellArgs, recordedShell } from './ops/shell.js';
 import { parseAgentArgs } from './ops/agent-options.js';
 import { runRecorded } from './ops/agent-runner.js';
@@ -33,6 +33,8 @@ import { createFunctionContext, type FunctionHost } from './ops/function-context
 import { deepFreeze } from '../json.js';
 import type { RunState } from '../states.js';
 import type { Segment } from './segment.js';
+import { settleSegment } from './settle.js';
+import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
@@ -195,34 +197,28 @@ export class RunExecution implements FunctionHost {
   };
 
   #complete(valueText: string): void {
-    if (this.#closing || this.#ended) return;
-    try {
-      this.#env.kernel.hooks.journal.settle.call({ state: 'completed' }, this.#access);
-    } catch (error) {
-      return this.#failWith(error);
-    }
-    this.#end('completed', () => {
-      const written = writeResult(this.#record.runDir, JSON.parse(valueText) as unknown);
-      this.#record.transition('completed', (draft) => {
-        draft.result = { path: written.path, bytes: written.bytes };
-        this.#stamp(draft);
-      });
-    });
+    this.#settleScript({}, valueText);
   }
 
   #failWith(error: unknown): void {
+    this.#settleScript({ failure: error });
+  }
+
+  #settleScript(ended: { failure?: unknown }, valueText?: string): void {
     if (this.#closing || this.#ended) return;
-    let failure = isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error));
-    let state: 'failed' | 'budget_exhausted' = 'failed';
-    try {
-      const settled = this.#env.kernel.hooks.journal.settle.call({ state: 'failed', error: failure }, this.#access);
-      if (settled.state !== 'completed') ({ state, error: failure } = settled);
-    } catch (settleError) {
-      failure = isWorkflowError(settleError) ? settleError : new WorkflowError('INTERNAL_ERROR', messageOf(settleError));
+    const settled = settleSegment(this.#env.kernel, this.#access, ended);
+    if (settled.state === 'completed') {
+      return this.#end('completed', () => {
+        const written = writeResult(this.#record.runDir, JSON.parse(valueText ?? 'null') as unknown);
+        this.#record.transition('completed', (draft) => {
+          draft.result = { path: written.path, bytes: written.bytes };
+          this.#stamp(draft);
+        });
+      });
     }
-    this.#end(state, () =>
-      this.#record.transition(state, (draft) => {
-        draft.failure = failure.toJSON() as { code: string; message: string };
+    this.#end(settled.state, () =>
+      this.#record.transition(settled.state, (draft) => {
+        draft.failure = settled.error.toJSON() as { code: string; message: string };
         this.#stamp(draft);
       }),
     );
@@ -291,8 +287,8 @@ export class RunExecution implements FunctionHost {
   }
 
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
-    if (op === 'phase') return this.#phase(scope, args);
-    if (op === 'log') return this.#log(site, scope, args);
+    if (op === 'phase') return notePhase(this.#record, scope, args);
+    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay }, site, scope, args);
     if (op === 'agent.create') return this.#handles.create(scope, args);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }
@@ -421,23 +417,6 @@ export class RunExecution implements FunctionHost {
     }
   }
 
-  #phase(scope: Scope, args: readonly JsonValue[]): void {
-    const [name] = args;
-    if (typeof name !== 'string' || name.trim() === '') throw new WorkflowError('INVALID_METADATA', 'phase needs a non-empty name');
-    if (!this.#record.setPhase(name)) return;
-    appendRunEvent(this.#record.runDir, { at: new Date().toISOString(), type: 'phase', phase: name, path: [...scope] });
-  }
-
-  #log(site: string, scope: Scope, args: readonly JsonValue[]): void {
-    const [message] = args;
-    if (typeof message !== 'string') throw new WorkflowError('INVALID_METADATA', 'log needs a message string');
-    const claim = this.#counter.claim(scope, site, 'log');
-    claim.release();
-    if (this.#replay.has(claim.key)) return;
-    appendRunEvent(this.#record.runDir, { at: new Date().toISOString(), type: 'log', message: prefix(message, LOG_LIMIT_BYTES), path: [...scope] });
-    this.#journal.append({ v: JOURNAL_VERSION, key: claim.key, at: new Date().toISOString(), kind: 'log' });
-  }
-
   invoke(name: string, input: JsonValue, scope: Scope, label?: string): Promise<JsonValue> {
     const registry = this.#env.registry;
     if (!registry.getFunction(name)) {
@@ -471,34 +450,16 @@ export class RunExecution implements FunctionHost {
   }
 
   #primitive(primitive: PrimitiveDefinition, member: string | undefined, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    const what = member === undefined ? primitive.name : `${primitive.name}.${member}`;
-    const context = (key: string): PrimitiveContext => ({
-      run: { runId: this.run.runId, sessionId: this.run.sessionId, cwd: this.run.cwd, runDir: this.#record.runDir, workflowName: this.run.workflow.name },
-      signal: this.#abort.signal,
-      awaitDecision: (request) => this.#decisions.await(key, request),
-      writeEvidence: (text) => writeEvidence(this.#record.runDir, text),
-      access: this.#access,
-    });
-    const cwd = this.#scopeCwds.of(scope).cwd;
-    const call = (key: string) => ({ name: primitive.name, ...(member === undefined ? {} : { member }), args, key, site, scope, cwd });
-    // A scope primitive's reference may move everything inside the scope (`name:label`) elsewhere.
-    const enter = (value: JsonValue): JsonValue => {
-      const inner = primitive.kind === 'scope' ? primitive.scopeCwd?.(value) : undefined;
-      if (inner !== undefined) this.#scopeCwds.set([...scope, `${primitive.name}:${String(args[0])}`], inner);
-      return value;
-    };
+    const deps = { run: this.run, runDir: this.#record.runDir, signal: this.#abort.signal, access: this.#access, decisions: this.#decisions, scopeCwds: this.#scopeCwds };
+    const step = primitiveStep(primitive, member, site, scope, args, deps);
     return this.#step(
       scope,
       site,
-      what,
-      (record) => {
-        if (record.kind !== 'primitive' || record.name !== what) return this.#mismatch(record, what);
-        primitive.replay?.(record.value, call(record.key), context(record.key));
-        return enter(record.value);
-      },
+      step.what,
+      (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : this.#mismatch(record, step.what)),
       async (key) => {
-        const value = JSON.parse(JSON.stringify((await primitive.run(call(key), context(key))) ?? null)) as JsonValue;
-        return { value: enter(value), body: { kind: 'primitive', name: what, value } };
+        const value = await step.perform(key);
+        return { value, body: { kind: 'primitive', name: step.what, value } };
       },
     );
   }

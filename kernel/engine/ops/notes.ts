@@ -1,0 +1,36 @@
+/**
+ * `phase(name)` and `log(message)`: progress notes, not effects. A phase is
+ * persisted when it changes; a log message is written once per journal key,
+ * so a replayed segment does not log it again.
+ */
+import { WorkflowError } from '../../errors.js';
+import type { JsonValue } from '../../json.js';
+import type { Journal } from '../../store/index.js';
+import { JOURNAL_VERSION, type JournalRecord } from '../journal-record.js';
+import type { OccurrenceCounter, Scope } from '../keys.js';
+import type { RunRecord } from '../run-record.js';
+import { appendRunEvent, LOG_LIMIT_BYTES, prefix } from '../run-log.js';
+
+export function notePhase(record: RunRecord, scope: Scope, args: readonly JsonValue[]): void {
+  const [name] = args;
+  if (typeof name !== 'string' || name.trim() === '') throw new WorkflowError('INVALID_METADATA', 'phase needs a non-empty name');
+  if (!record.setPhase(name)) return;
+  appendRunEvent(record.runDir, { at: new Date().toISOString(), type: 'phase', phase: name, path: [...scope] });
+}
+
+export interface LogDeps {
+  readonly record: RunRecord;
+  readonly journal: Journal;
+  readonly counter: OccurrenceCounter;
+  readonly replay: ReadonlyMap<string, JournalRecord>;
+}
+
+export function noteLog(deps: LogDeps, site: string, scope: Scope, args: readonly JsonValue[]): void {
+  const [message] = args;
+  if (typeof message !== 'string') throw new WorkflowError('INVALID_METADATA', 'log needs a message string');
+  const claim = deps.counter.claim(scope, site, 'log');
+  claim.release();
+  if (deps.replay.has(claim.key)) return;
+  appendRunEvent(deps.record.runDir, { at: new Date().toISOString(), type: 'log', message: prefix(message, LOG_LIMIT_BYTES), path: [...scope] });
+  deps.journal.append({ v: JOURNAL_VERSION, key: claim.key, at: new Date().toISOString(), kind: 'log' });
+}

@@ -1,0 +1,66 @@
+/**
+ * Calls of plugin primitives (checkpoint, evidence, tools.X, withWorktree):
+ * what the step replays and what it performs. The plugin only performs; the
+ * execution journals the value and replays it on later segments.
+ */
+import type { JsonValue } from '../../json.js';
+import type { PrimitiveCall, PrimitiveContext, PrimitiveDefinition } from '../../contracts/primitive.js';
+import type { RunAccess } from '../../contracts/run-access.js';
+import type { WorkflowRunContext } from '../../contracts/function-context.js';
+import { writeEvidence } from '../../store/index.js';
+import type { Decisions } from '../decisions.js';
+import type { Scope } from '../keys.js';
+import type { ScopeCwds } from '../scope-cwds.js';
+
+export interface PrimitiveDeps {
+  readonly run: WorkflowRunContext;
+  readonly runDir: string;
+  readonly signal: AbortSignal;
+  readonly access: RunAccess;
+  readonly decisions: Decisions;
+  readonly scopeCwds: ScopeCwds;
+}
+
+export interface PrimitiveStep {
+  /** The journal record name: `name`, or `name.member` for namespaces. */
+  readonly what: string;
+  replay(key: string, value: JsonValue): JsonValue;
+  perform(key: string): Promise<JsonValue>;
+}
+
+export function primitiveStep(
+  primitive: PrimitiveDefinition,
+  member: string | undefined,
+  site: string,
+  scope: Scope,
+  args: readonly JsonValue[],
+  deps: PrimitiveDeps,
+): PrimitiveStep {
+  const { run } = deps;
+  const context = (key: string): PrimitiveContext => ({
+    run: { runId: run.runId, sessionId: run.sessionId, cwd: run.cwd, runDir: deps.runDir, workflowName: run.workflow.name },
+    signal: deps.signal,
+    awaitDecision: (request) => deps.decisions.await(key, request),
+    writeEvidence: (text) => writeEvidence(deps.runDir, text),
+    access: deps.access,
+  });
+  const cwd = deps.scopeCwds.of(scope).cwd;
+  const call = (key: string): PrimitiveCall => ({ name: primitive.name, ...(member === undefined ? {} : { member }), args, key, site, scope, cwd });
+  // A scope primitive's reference may move everything inside the scope (`name:label`) elsewhere.
+  const enter = (value: JsonValue): JsonValue => {
+    const inner = primitive.kind === 'scope' ? primitive.scopeCwd?.(value) : undefined;
+    if (inner !== undefined) deps.scopeCwds.set([...scope, `${primitive.name}:${String(args[0])}`], inner);
+    return value;
+  };
+  return {
+    what: member === undefined ? primitive.name : `${primitive.name}.${member}`,
+    replay(key, value) {
+      primitive.replay?.(value, call(key), context(key));
+      return enter(value);
+    },
+    async perform(key) {
+      const value = JSON.parse(JSON.stringify((await primitive.run(call(key), context(key))) ?? null)) as JsonValue;
+      return enter(value);
+    },
+  };
+}
