@@ -64,6 +64,12 @@ export interface SegmentInput {
   readonly signal: AbortSignal;
   /** A plugin's state from the run's snapshot (resume, retry). */
   pluginState(plugin: string): JsonValue | undefined;
+  /**
+   * Launch with `parentRunId` only: the terminal parent, never replayed or
+   * resumed, whose plugin state may lend the new run something (its named
+   * worktrees).
+   */
+  readonly parent?: { readonly runId: string; pluginState(plugin: string): JsonValue | undefined };
   /** Persisted with the snapshot (at launch: in the snapshot the run is created with). */
   setPluginState(plugin: string, value: JsonValue): void;
   /** One persisted warning in the run's events (and the inspector). */

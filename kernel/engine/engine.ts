@@ -33,6 +33,7 @@ import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
 import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { summarize, type StatusSummary } from './status.js';
+import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
@@ -89,7 +90,7 @@ export class WorkflowEngine {
   readonly #options: EngineOptions;
   readonly #pool: SandboxPool;
   readonly #prep: LaunchPrep;
-  readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle }>();
+  readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle; readonly record: RunRecord }>();
   /** The session-wide ceiling of active agents, shared by every run of this engine. */
   readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
 
@@ -117,8 +118,13 @@ export class WorkflowEngine {
   async launch(request: LaunchRequest): Promise<RunHandle> {
     const launch = checkLaunchRequest(request);
     const settings = await this.#prep.settings(launch.cwd, launch.concurrency);
+    // A launch parent lends its named worktrees; it is never replayed or resumed.
+    const parent = launch.parentRunId === undefined ? undefined : this.#own(launch.cwd, launch.parentRunId).snapshot;
+    if (parent && !TERMINAL_RUN_STATES.has(parent.state)) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `parentRunId ${parent.runId} is ${parent.state}; it must be a terminal run`);
+    }
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
-    const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {} });
+    const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {}, ...(parent ? { parent } : {}) });
     const compiled = this.#prep.compile(launch.source);
     const signal = new AbortController().signal;
     await this.#options.kernel.hooks.preparation.launch.promise({
@@ -129,13 +135,6 @@ export class WorkflowEngine {
       signal,
     });
     await this.#prep.inspect(launch.cwd, settings, segment, compiled.staticAgentOptions.map((entry) => entry.options), signal);
-    if (launch.parentRunId !== undefined) {
-      // A launch parent lends its named worktrees; it is never replayed or resumed.
-      const parent = this.#own(launch.cwd, launch.parentRunId);
-      if (!TERMINAL_RUN_STATES.has(parent.snapshot.state)) {
-        throw new WorkflowError('RESUME_INCOMPATIBLE', `parentRunId ${launch.parentRunId} is ${parent.snapshot.state}; it must be a terminal run`);
-      }
-    }
     return this.#create(launch.cwd, launch.source, settings, segment, {
       workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
       args: launch.args ?? null,
@@ -228,7 +227,7 @@ export class WorkflowEngine {
       throw error;
     }
     const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record)) };
-    this.#live.set(record.runId, { execution, handle });
+    this.#live.set(record.runId, { execution, handle, record });
     return handle;
   }
 
@@ -254,8 +253,19 @@ export class WorkflowEngine {
     return found;
   }
 
+  /** The directory of a run of this project (any session); RUN_NOT_FOUND like `status`. */
+  runDirectory(cwd: string, runId: string): string {
+    return this.#find(cwd, runId).runDir;
+  }
+
   status(cwd: string, runId: string): StatusSummary {
     return summarize(this.#find(cwd, runId).snapshot, this.#live.has(runId));
+  }
+
+  /** Failure diagnostics of a run of this project (any session): what a retry replays and runs again, and its artifacts. */
+  diagnose(cwd: string, runId: string): RunDiagnostics {
+    const { runDir, snapshot } = this.#find(cwd, runId);
+    return diagnoseRun(this.root, runDir, snapshot);
   }
 
   /** This session's runs of the project whose snapshots are readable; a corrupt one never hides the rest. */
@@ -385,6 +395,28 @@ export class WorkflowEngine {
     const live = this.#live.get(runId);
     if (!live) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is not executing in this session`);
     live.execution.pause();
+  }
+
+  /**
+   * Switches how a run delivers its end (`/workflow` foreground/background):
+   * persisted in snapshot.json, read by the host when the segment ends.
+   */
+  setLaunchMode(cwd: string, runId: string, mode: LaunchMode): void {
+    const { runDir, snapshot } = this.#own(cwd, runId);
+    const change = (draft: { launchMode: LaunchMode }): void => {
+      draft.launchMode = mode;
+    };
+    const live = this.#live.get(runId);
+    if (live) return live.record.update(change);
+    if (TERMINAL_RUN_STATES.has(snapshot.state)) {
+      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}; its launch mode can no longer change`, { state: snapshot.state });
+    }
+    const release = acquireRunLock(runDir);
+    try {
+      new RunRecord(runDir, parseSnapshot(readSnapshot(runDir), runDir), this.#emit).update(change);
+    } finally {
+      release();
+    }
   }
 
   async stop(cwd: string, runId: string): Promise<StopResult> {

@@ -85,7 +85,7 @@ export class LaunchPrep {
     cwd: string,
     settings: LoadedSettings,
     snapshot?: RunSnapshot,
-    extra: Pick<SegmentRequest, 'request' | 'proposal'> = {},
+    extra: Pick<SegmentRequest, 'request' | 'proposal' | 'parent'> = {},
   ): Promise<Segment> {
     return beginSegment({
       ...extra,

@@ -39,13 +39,15 @@ export interface SegmentRequest {
   readonly projectTrusted: boolean;
   readonly settings: LoadedSettings;
   readonly snapshot?: RunSnapshot;
+  /** The `parentRunId` run of a launch. */
+  readonly parent?: RunSnapshot;
   readonly signal: AbortSignal;
   readonly request?: Readonly<Record<string, JsonValue>>;
   readonly proposal?: ApprovedProposal;
 }
 
 export async function beginSegment(request: SegmentRequest): Promise<Segment> {
-  const { kernel, snapshot } = request;
+  const { kernel, snapshot, parent } = request;
   const inventory = await kernel.hooks.preparation.models.promise({ knownModels: [], availableModels: [] }, { cwd: request.cwd, agentDir: request.agentDir });
   const token = Object.freeze({});
   const pluginState = new Map<string, JsonValue>();
@@ -65,6 +67,7 @@ export async function beginSegment(request: SegmentRequest): Promise<Segment> {
     inventory,
     signal: request.signal,
     pluginState: (plugin) => (pluginState.has(plugin) ? pluginState.get(plugin) : snapshot?.plugins[plugin]),
+    ...(parent ? { parent: { runId: parent.runId, pluginState: (plugin: string) => parent.plugins[plugin] } } : {}),
     setPluginState: (plugin, value) => void pluginState.set(plugin, value),
     warn: (message, details) => void warnings.push(details === undefined ? { message } : { message, details }),
     request: request.request ?? {},

@@ -35,6 +35,8 @@ export interface AgentSummary {
   readonly breadcrumb?: readonly string[];
   /** The agent that spawned this nested child. */
   readonly parentId?: string;
+  /** The run's phase when the agent was created, for the dashboard's phase tree. */
+  readonly phase?: string;
   readonly lastActivity: string;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number };
 }
@@ -135,6 +137,7 @@ const SNAPSHOT_SCHEMA = {
           path: { type: 'array', items: { type: 'string' } },
           breadcrumb: { type: 'array', items: { type: 'string' } },
           parentId: { type: 'string' },
+          phase: { type: 'string' },
           lastActivity: { type: 'string' },
           usage: {
             type: 'object',

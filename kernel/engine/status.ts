@@ -4,6 +4,7 @@
  * last activity and accounting. Never transcripts or session payloads.
  */
 import type { JsonValue } from '../json.js';
+import type { ProposalRecord } from '../contracts/run-access.js';
 import type { LaunchMode, RunState } from '../states.js';
 import type { AgentSummary, FailureInfo, RunSnapshot } from './snapshot.js';
 
@@ -22,9 +23,11 @@ export interface StatusSummary {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly terminalAt?: string;
-  readonly checkpoints: readonly { readonly name: string; readonly state: string }[];
+  readonly checkpoints: readonly { readonly name: string; readonly state: string; readonly prompt: string }[];
   readonly agents: readonly AgentSummary[];
   readonly plugins: Readonly<Record<string, JsonValue>>;
+  /** Human decisions plugins asked for (a budget raise), without their patches. */
+  readonly proposals: readonly { readonly id: string; readonly owner: string; readonly state: ProposalRecord['state']; readonly summary: string; readonly createdAt: string }[];
 }
 
 export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSummary {
@@ -43,8 +46,9 @@ export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSumm
     createdAt: snapshot.createdAt,
     updatedAt: snapshot.updatedAt,
     ...(snapshot.terminalAt === undefined ? {} : { terminalAt: snapshot.terminalAt }),
-    checkpoints: Object.entries(snapshot.checkpoints).map(([name, checkpoint]) => ({ name, state: checkpoint.state })),
+    checkpoints: Object.entries(snapshot.checkpoints).map(([name, checkpoint]) => ({ name, state: checkpoint.state, prompt: checkpoint.prompt })),
     agents: Object.values(snapshot.agents),
     plugins: snapshot.plugins,
+    proposals: Object.entries(snapshot.proposals).map(([id, { owner, state, summary, createdAt }]) => ({ id, owner, state, summary, createdAt })),
   };
 }

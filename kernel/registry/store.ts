@@ -18,6 +18,20 @@ import type {
   WorkflowRegistryState,
 } from './types.js';
 
+/** An extension's identity and the names of everything it contributes. */
+function signature(record: RegisteredExtension): string {
+  const names = (items: readonly { readonly name: string }[]) => items.map((item) => item.name).sort();
+  return JSON.stringify([
+    record.info.version,
+    names(record.functions),
+    names(record.modelAliases),
+    names(record.preparationHooks),
+    names(record.setupHooks),
+    record.attemptActions.map((action) => action.id).sort(),
+    record.settingsValidator !== undefined,
+  ]);
+}
+
 interface Named {
   readonly extension: ExtensionInfo;
 }
@@ -31,6 +45,8 @@ export class WorkflowRegistry implements WorkflowRegistryApi {
   readonly #setupHooks = new Map<string, RegisteredSetupHook>();
   readonly #attemptActions = new Map<string, RegisteredAttemptAction>();
   readonly #settingsValidators: RegisteredSettingsValidator[] = [];
+  /** What each registered extension (by headline) contributed, to recognize its reload. */
+  readonly #signatures = new Map<string, string>();
   #sorted: SortedViews | undefined;
 
   get state(): WorkflowRegistryState {
@@ -40,6 +56,10 @@ export class WorkflowRegistry implements WorkflowRegistryApi {
   /** Validates everything and checks every collision before committing anything. */
   register(extension: WorkflowExtension): void {
     if (this.#state === 'frozen') {
+      // A workflow agent's in-process Pi session loads the user's extensions
+      // again: the same extension registering the same capabilities is that
+      // reload, not a late registration, and the first registration stands.
+      if (this.#isReload(extension)) return;
       const problem =
         'the workflow registry is frozen after session start; ' +
         'call registerWorkflowExtension inside the default extension factory';
@@ -48,6 +68,17 @@ export class WorkflowRegistry implements WorkflowRegistryApi {
     const record = validateWorkflowExtension(extension);
     this.#checkCollisions(record);
     this.#commit(record);
+    this.#signatures.set(record.info.headline, signature(record));
+  }
+
+  #isReload(extension: WorkflowExtension): boolean {
+    let record: RegisteredExtension;
+    try {
+      record = validateWorkflowExtension(extension);
+    } catch {
+      return false;
+    }
+    return this.#signatures.get(record.info.headline) === signature(record);
   }
 
   freeze(): void {

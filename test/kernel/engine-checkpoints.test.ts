@@ -27,7 +27,7 @@ describe('checkpoint', () => {
     `);
     await awaiting(handle.runId);
     const status = h.engine.status(h.cwd, handle.runId);
-    expect(status.checkpoints).toEqual([{ name: 'deploy', state: 'awaiting' }]);
+    expect(status.checkpoints).toEqual([{ name: 'deploy', state: 'awaiting', prompt: 'Deploy now?' }]);
     expect(h.snapshot(handle.runDir).checkpoints['deploy']).toMatchObject({ state: 'awaiting', prompt: 'Deploy now?', context: { env: 'prod' } });
     expect(h.engine.respond(h.cwd, handle.runId, 'deploy', true)).toEqual({ runId: handle.runId, name: 'deploy', decision: 'approved', delivered: true });
     const outcome = await handle.outcome;

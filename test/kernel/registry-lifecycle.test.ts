@@ -43,6 +43,22 @@ describe('registry lifecycle', () => {
     expect(loadingRegistry().getFunction('thing')).toBeDefined();
   });
 
+  it('accepts a frozen reload of the same extension as a no-op, and nothing else', () => {
+    const first = extension('Reloaded', { functions: { thing: fn } });
+    registerWorkflowExtension(first);
+    freezeWorkflowRegistry();
+    const registered = loadingRegistry().getFunction('thing');
+    // A workflow agent's Pi session runs the same factory again.
+    expect(() => registerWorkflowExtension(extension('Reloaded', { functions: { thing: fn } }))).not.toThrow();
+    expect(loadingRegistry().getFunction('thing')).toBe(registered);
+    expect(loadingRegistry().extensions()).toHaveLength(1);
+    const grown = () => registerWorkflowExtension(extension('Reloaded', { functions: { thing: fn, other: fn } }));
+    expect(grown).toThrow(expect.objectContaining({ code: 'REGISTRY_FROZEN' }));
+    const bumped = () => registerWorkflowExtension({ ...extension('Reloaded', { functions: { thing: fn } }), version: '9.9.9' });
+    expect(bumped).toThrow(expect.objectContaining({ code: 'REGISTRY_FROZEN' }));
+    expect(loadingRegistry().getFunction('other')).toBeUndefined();
+  });
+
   it('reports REGISTRY_FROZEN before validating the late registration', () => {
     freezeWorkflowRegistry();
     expect(() => registerWorkflowExtension(null as unknown as WorkflowExtension)).toThrow(

@@ -36,7 +36,8 @@ export interface OpenAiServer {
   close(): Promise<void>;
 }
 
-export type Responder = (request: RecordedRequest, index: number) => ScriptedTurn;
+/** May answer later (a promise), e.g. to hold a request open until the client goes away. */
+export type Responder = (request: RecordedRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>;
 
 function chunk(id: string, model: string, delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
   return { id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finishReason }] };
@@ -80,7 +81,7 @@ export async function startOpenAiServer(respond: Responder): Promise<OpenAiServe
     }
     const recorded: RecordedRequest = { authorization: request.headers.authorization, body: JSON.parse(await readBody(request)) as RecordedRequest['body'] };
     requests.push(recorded);
-    const turn = respond(recorded, requests.length - 1);
+    const turn = await respond(recorded, requests.length - 1);
     if (turn.status !== undefined) {
       response.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted ${turn.status}` } }));
       return;
