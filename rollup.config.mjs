@@ -22,10 +22,23 @@ const fixed = {
 
 const input = Object.fromEntries(Object.entries(fixed).filter(([, file]) => existsSync(file)));
 // Every other plugin folder is an entry of its own: dist/plugins/<name>/index.js.
+// The host entry imports plugins, so each plugin entry is a facade that
+// re-exports its module: the code lands in dist/chunks/, and removing a
+// plugin entry never breaks dist/src/index.js.
+const FACADE = '\0plugin-entry:';
 for (const name of existsSync('build/plugins') ? readdirSync('build/plugins') : []) {
   const file = `build/plugins/${name}/index.js`;
-  if (existsSync(file) && !Object.values(input).includes(file)) input[`plugins/${name}/index`] = file;
+  if (existsSync(file) && !Object.values(input).includes(file)) input[`plugins/${name}/index`] = `${FACADE}${file}`;
 }
+const pluginFacades = {
+  name: 'plugin-entry-facades',
+  resolveId: (id) => (id.startsWith(FACADE) ? id : null),
+  load(id) {
+    if (!id.startsWith(FACADE)) return null;
+    const file = JSON.stringify(resolve(id.slice(FACADE.length)));
+    return `export * from ${file};\nexport { default } from ${file};\n`;
+  },
+};
 
 const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
 const external = (id) =>
@@ -37,7 +50,7 @@ const main = {
   input,
   external,
   // Resolves only our own files; every package dependency stays an import.
-  plugins: [nodeResolve({ preferBuiltins: true, resolveOnly: (id) => !external(id) })],
+  plugins: [pluginFacades, nodeResolve({ preferBuiltins: true, resolveOnly: (id) => !external(id) })],
   output: {
     dir: 'dist',
     format: 'es',

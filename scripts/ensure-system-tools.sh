@@ -1,9 +1,15 @@
 #!/usr/bin/env sh
 # The share-page tests drive Debian's Chromium (/usr/bin/chromium) with
-# playwright-core; install it when a fresh machine lacks it.
+# playwright-core, and the /workflow dashboard test drives the real pi CLI
+# under tmux; install what a fresh machine lacks.
 set -eu
-if command -v chromium >/dev/null 2>&1; then exit 0; fi
-echo "installing Debian's chromium for the browser tests" >&2
+missing=""
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+command -v git >/dev/null 2>&1 || missing="$missing git"
+[ -z "$missing" ] && exit 0
+echo "installing for the tests:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq chromium >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing >/dev/null

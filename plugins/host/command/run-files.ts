@@ -1,0 +1,113 @@
+/**
+ * Reads what `/workflow` shows of a run directory (docs/storage.md): the
+ * script (workflow.js), completed agents' results (journal.jsonl records of
+ * kind `agent`), the effective system prompts (system-prompts.json version
+ * 2 and its `.system-prompts/<sha256>.txt` bodies) and the session reference
+ * of each attempt (snapshot.json `agentSessions`). Read-only; every record
+ * is validated, and what cannot be read is named in `problems` instead of
+ * hiding the rest.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAjv, formatAjvErrors, messageOf, type JsonValue } from '../../../kernel/index.js';
+import type { RunFiles, SessionReference, StoredSystemPrompt } from '../dashboard/documents.js';
+
+const ajv = createAjv();
+const count = { type: 'integer', minimum: 0 } as const;
+const validateAgentRecord = ajv.compile<{ kind: 'agent'; key: string; value: JsonValue }>({
+  type: 'object',
+  required: ['kind', 'key', 'value'],
+  properties: { kind: { const: 'agent' }, key: { type: 'string', minLength: 1 }, value: {} },
+});
+const validatePromptRecord = ajv.compile<{ agentId: string; attempt: number; turn: number; sha256: string }>({
+  type: 'object',
+  required: ['agentId', 'attempt', 'turn', 'sha256'],
+  properties: { agentId: { type: 'string', minLength: 1 }, attempt: count, turn: count, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+});
+const validatePromptHeader = ajv.compile<{ version: 2 }>({ type: 'object', required: ['version'], properties: { version: { const: 2 } } });
+const validateSessions = ajv.compile<{ agentSessions?: Record<string, { attempt: number }[]> }>({
+  type: 'object',
+  properties: {
+    agentSessions: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', required: ['attempt'], properties: { attempt: count } } } },
+  },
+});
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Complete lines parsed as JSON; an unparsable line (a torn tail) is skipped and counted. */
+function jsonLines(text: string): { values: unknown[]; bad: number } {
+  const values: unknown[] = [];
+  let bad = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch {
+      bad += 1;
+    }
+  }
+  return { values, bad };
+}
+
+export function readRunFiles(runDir: string): RunFiles {
+  const problems: string[] = [];
+  const source = readText(join(runDir, 'workflow.js'));
+  if (source === undefined) problems.push('workflow.js cannot be read');
+
+  const results = new Map<string, JsonValue>();
+  const journal = jsonLines(readText(join(runDir, 'journal.jsonl')) ?? '');
+  for (const record of journal.values) if (validateAgentRecord(record)) results.set(record.key, record.value);
+  if (journal.bad > 0) problems.push(`journal.jsonl has ${journal.bad} unreadable line(s)`);
+
+  return { ...(source === undefined ? {} : { source }), results, systemPrompts: readSystemPrompts(runDir, problems), sessions: readSessions(runDir, problems), problems };
+}
+
+function readSystemPrompts(runDir: string, problems: string[]): StoredSystemPrompt[] {
+  const index = readText(join(runDir, 'system-prompts.json'));
+  if (index === undefined) return []; // no native agent started
+  const { values, bad } = jsonLines(index);
+  const [header, ...records] = values;
+  if (!validatePromptHeader(header)) {
+    problems.push('system-prompts.json is not a version-2 index');
+    return [];
+  }
+  const prompts: StoredSystemPrompt[] = [];
+  for (const record of records) {
+    if (!validatePromptRecord(record)) {
+      problems.push(`system-prompts.json has an invalid record: ${formatAjvErrors(validatePromptRecord.errors)}`);
+      continue;
+    }
+    const text = readText(join(runDir, '.system-prompts', `${record.sha256}.txt`));
+    prompts.push({ agentId: record.agentId, attempt: record.attempt, turn: record.turn, sha256: record.sha256, ...(text === undefined ? {} : { text }) });
+  }
+  if (bad > 0) problems.push(`system-prompts.json has ${bad} unreadable line(s)`);
+  return prompts;
+}
+
+function readSessions(runDir: string, problems: string[]): Map<string, SessionReference[]> {
+  const sessions = new Map<string, SessionReference[]>();
+  let snapshot: unknown;
+  try {
+    snapshot = JSON.parse(readFileSync(join(runDir, 'snapshot.json'), 'utf8'));
+  } catch (error) {
+    problems.push(`snapshot.json cannot be read: ${messageOf(error)}`);
+    return sessions;
+  }
+  if (!validateSessions(snapshot)) {
+    problems.push(`snapshot.json agentSessions is invalid: ${formatAjvErrors(validateSessions.errors)}`);
+    return sessions;
+  }
+  for (const [agentId, entries] of Object.entries(snapshot.agentSessions ?? {})) {
+    sessions.set(
+      agentId,
+      entries.map(({ attempt, ...reference }) => ({ attempt, reference: reference as Record<string, JsonValue> })),
+    );
+  }
+  return sessions;
+}

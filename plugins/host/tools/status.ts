@@ -1,0 +1,35 @@
+/** `workflow_status` (read-only) and `workflow_stop`: one run of this project by ID. */
+import type { WorkflowToolSpec } from './define.js';
+import { RUN_ID_PARAMS, STATUS_OUTPUT, STOP_OUTPUT } from './schemas.js';
+
+export const statusTool: WorkflowToolSpec<typeof RUN_ID_PARAMS> = {
+  name: 'workflow_status',
+  label: 'Workflow status',
+  description:
+    'Read-only status of a workflow run of this project (any session): state, failure, phase, launch mode and delivery, budget and usage, ' +
+    'and per-agent state and accounting; a failed run adds diagnostics (what workflow_retry would replay and run again, artifact paths, ' +
+    'named worktrees). Fails with RUN_NOT_FOUND for a missing, corrupt or foreign run ID.',
+  promptSnippet: 'Show the state, failure, phase, budget and agents of a workflow run',
+  parameters: RUN_ID_PARAMS,
+  outputSchema: STATUS_OUTPUT,
+  readOnly: true,
+  async run({ runId }, { host }) {
+    const summary = host.engine.status(host.cwd, runId);
+    const delivery = { mode: summary.launchMode, state: host.delivery(runId) ?? 'none' };
+    return { ...summary, delivery, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
+  },
+};
+
+export const stopTool: WorkflowToolSpec<typeof RUN_ID_PARAMS> = {
+  name: 'workflow_stop',
+  label: 'Stop workflow',
+  description:
+    'Stop a workflow run of this session at once, cancelling its agents; irreversible. Reports stopped: true, or stopped: false with reason ' +
+    'unknown_run (unavailable or owned by another session) or already_terminal (completed, failed or stopped).',
+  promptSnippet: 'Stop a workflow run (irreversible)',
+  parameters: RUN_ID_PARAMS,
+  outputSchema: STOP_OUTPUT,
+  async run({ runId }, { host }) {
+    return host.engine.stop(host.cwd, runId);
+  },
+};

@@ -1,0 +1,76 @@
+/**
+ * `workflow`: launches a run. Background (the default) returns the run ID at
+ * once and reports the end as one follow-up message; foreground waits and
+ * returns the value inline or the completion descriptor (delivery.ts).
+ */
+import type { JsonValue, LaunchRequest, RunHandle } from '../../../kernel/index.js';
+import type { RunResult } from '../delivery.js';
+import type { HostSession } from '../host-session.js';
+import type { ToolCall, WorkflowToolSpec } from './define.js';
+import { WORKFLOW_OUTPUT, WORKFLOW_PARAMS } from './schemas.js';
+
+export interface StartedRun {
+  readonly runId: string;
+  readonly state: 'running';
+  readonly delivery: 'follow-up';
+  /** Set when a foreground wait ended early. */
+  readonly message?: string;
+}
+
+const WAIT_ENDS = {
+  aborted: 'The wait was aborted',
+  moved_to_background: 'Moved to the background from /workflow',
+} as const;
+
+/**
+ * Follows a started or resumed segment: waits in the foreground, else reports
+ * its end as a follow-up. Callers call it right after the engine returns the
+ * handle, with no await between: the script's first primitive call reaches the
+ * host as a worker message (a later macrotask), so it finds the run adopted.
+ */
+export async function followRun(handle: RunHandle, foreground: boolean, call: ToolCall): Promise<RunResult | StartedRun> {
+  const { host } = call;
+  host.adopt(handle, call.ctx);
+  const started: StartedRun = { runId: handle.runId, state: 'running', delivery: 'follow-up' };
+  if (!foreground) {
+    host.watch(handle);
+    return started;
+  }
+  const result = await host.finish(handle, call.ctx, call.signal);
+  if (typeof result !== 'string') return result;
+  return { ...started, message: `${WAIT_ENDS[result]}: run ${handle.runId} continues in the background, and its end arrives as one follow-up message.` };
+}
+
+/** The persisted launch mode of a run (resume and retry keep it unless told otherwise). */
+export function isForeground(host: HostSession, runId: string): boolean {
+  return host.engine.status(host.cwd, runId).launchMode === 'foreground';
+}
+
+export const workflowTool: WorkflowToolSpec<typeof WORKFLOW_PARAMS> = {
+  name: 'workflow',
+  label: 'Workflow',
+  description:
+    'Launch a durable, sandboxed JavaScript workflow that orchestrates agents (agent), shell commands (shell) and host tools (tools.<name>). ' +
+    'Give a name and exactly one of script or scriptPath. By default it runs in the background: the run ID returns at once and the result or failure ' +
+    'arrives later as one follow-up message. With foreground: true the call waits and returns the value (or, for a large value, where it is stored).',
+  promptSnippet: 'Launch a durable sandboxed JavaScript workflow of agents, shell commands and tools',
+  parameters: WORKFLOW_PARAMS,
+  outputSchema: WORKFLOW_OUTPUT,
+  async run(params, call) {
+    const { host } = call;
+    const request: LaunchRequest = {
+      name: params.name,
+      cwd: host.cwd,
+      ...(params.description === undefined ? {} : { description: params.description }),
+      ...(params.script === undefined ? {} : { script: params.script }),
+      ...(params.scriptPath === undefined ? {} : { scriptPath: params.scriptPath }),
+      ...(params.args === undefined ? {} : { args: params.args as JsonValue }),
+      ...(params.foreground === undefined ? {} : { foreground: params.foreground }),
+      ...(params.concurrency === undefined ? {} : { concurrency: params.concurrency }),
+      ...(params.parentRunId === undefined ? {} : { parentRunId: params.parentRunId }),
+      ...(params.budget === undefined ? {} : { options: { budget: params.budget as JsonValue } }),
+    };
+    const handle = await host.engine.launch(request);
+    return followRun(handle, params.foreground === true, call);
+  },
+};

@@ -1,0 +1,83 @@
+/**
+ * The update notice (spec 1 "What the service does"): after a package update,
+ * one non-blocking notice per new version from the packaged CHANGELOG.md; the
+ * first interactive startup shows the current release section. The last
+ * announced version is kept in `<agentDir>/pi-extensible-workflows/
+ * changelog-state.json`. Everything here is best-effort: a missing or
+ * malformed changelog or state file is silence or a first startup, and a
+ * failed state write only means the notice may repeat.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAjv, SETTINGS_DIR_NAME, writeFileAtomic } from '../../kernel/index.js';
+import { compareVersions, isVersion, parseChangelog, type ReleaseSection } from './changelog.js';
+import type { PackageInfo } from './package-info.js';
+
+export const CHANGELOG_STATE_FILE = 'changelog-state.json';
+const STATE_FORMAT = 1;
+
+const validateState = createAjv().compile({
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'lastVersion'],
+  properties: { format: { const: STATE_FORMAT }, lastVersion: { type: 'string' } },
+});
+
+export function changelogStatePath(agentDir: string): string {
+  return join(agentDir, SETTINGS_DIR_NAME, CHANGELOG_STATE_FILE);
+}
+
+function readLastVersion(path: string): string | undefined {
+  try {
+    const state: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (!validateState(state)) return undefined;
+    const { lastVersion } = state as { lastVersion: string };
+    return isVersion(lastVersion) ? lastVersion : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sections to announce: newer than the last one shown, up to the installed version, oldest first. */
+export function sectionsToAnnounce(sections: readonly ReleaseSection[], installed: string, last: string | undefined): ReleaseSection[] {
+  if (last === undefined) return sections.filter((section) => compareVersions(section.version, installed) === 0).slice(0, 1);
+  return sections
+    .filter((section) => compareVersions(section.version, last) > 0 && compareVersions(section.version, installed) <= 0)
+    .sort((a, b) => compareVersions(a.version, b.version));
+}
+
+export interface UpdateNoticeInput {
+  readonly agentDir: string;
+  readonly pkg: PackageInfo | undefined;
+  readonly notify: (message: string) => void;
+}
+
+/** Shows the notices and returns the announced versions. Never throws. */
+export function showUpdateNotice(input: UpdateNoticeInput): string[] {
+  const { pkg } = input;
+  if (!pkg || pkg.sourceCheckout || !isVersion(pkg.version)) return [];
+  let sections: ReleaseSection[];
+  try {
+    sections = parseChangelog(readFileSync(join(pkg.root, 'CHANGELOG.md'), 'utf8'));
+  } catch {
+    return [];
+  }
+  const statePath = changelogStatePath(input.agentDir);
+  const last = readLastVersion(statePath);
+  if (last !== undefined && compareVersions(pkg.version, last) <= 0) return [];
+  const announced = sectionsToAnnounce(sections, pkg.version, last);
+  for (const section of announced) {
+    try {
+      input.notify(`pi-extensible-workflows ${section.version}\n\n${section.text}`);
+    } catch {
+      // A UI that cannot show it is no reason to fail startup.
+    }
+  }
+  try {
+    mkdirSync(join(input.agentDir, SETTINGS_DIR_NAME), { recursive: true, mode: 0o700 });
+    writeFileAtomic(statePath, `${JSON.stringify({ format: STATE_FORMAT, lastVersion: pkg.version }, null, 2)}\n`);
+  } catch {
+    // Best-effort: the next startup may show the notice again.
+  }
+  return announced.map((section) => section.version);
+}

@@ -1,0 +1,122 @@
+/**
+ * Runs the real `pi` CLI in a temp HOME with its own agent dir, so the e2e
+ * tests see what a user sees: `pi install`, print and JSON mode, sessions
+ * continued by a later process, and run storage under `~/.pi/workflows`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MODEL_ID, type ScriptedModel } from './scripted-model.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+const piPackage = join(REPO_ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent');
+const piBin = (JSON.parse(readFileSync(join(piPackage, 'package.json'), 'utf8')) as { bin: { pi: string } }).bin.pi;
+/** The `pi` entry script; run with this Node (22: vitest is started through npm or npx). */
+export const PI_CLI = join(piPackage, piBin);
+
+export interface PiHome {
+  /** The temp HOME: runs land in `<home>/.pi/workflows`. */
+  readonly home: string;
+  /** `PI_CODING_AGENT_DIR`: models.json (the scripted model) and settings.json. */
+  readonly agentDir: string;
+  /** The project directory every `pi` process runs in. */
+  readonly cwd: string;
+  /** Run IDs stored for a session of this project. */
+  runIds(sessionId: string): string[];
+  runDir(sessionId: string, runId: string): string;
+  readJson(file: string): unknown;
+  /** Kills the `pi` processes still alive and removes the temp tree. */
+  close(): void;
+}
+
+export interface PiResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface PiProcess {
+  readonly exited: Promise<PiResult>;
+  /** SIGKILL: the host dies without any shutdown. */
+  kill(): Promise<PiResult>;
+}
+
+const live = new Map<string, Set<ChildProcess>>();
+
+/** A temp HOME whose agent dir makes the scripted model Pi's default model. */
+export function createPiHome(model: ScriptedModel): PiHome {
+  const home = mkdtempSync(join(tmpdir(), 'pi-e2e-'));
+  const agentDir = join(home, 'agent');
+  const cwd = join(home, 'project');
+  mkdirSync(agentDir);
+  mkdirSync(cwd);
+  writeFileSync(join(agentDir, 'models.json'), JSON.stringify({ providers: { e2e: model.provider } }, null, 2));
+  // No provider retries: a scripted failure fails fast instead of backing off.
+  writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ defaultProvider: 'e2e', defaultModel: MODEL_ID, quietStartup: true, retry: { enabled: false } }, null, 2));
+  live.set(home, new Set());
+  const projectsDir = join(home, '.pi', 'workflows', 'projects');
+  const sessionRuns = (sessionId: string): string => {
+    const projects = readdirSync(projectsDir);
+    if (projects.length !== 1) throw new Error(`expected one project under ${projectsDir}, found ${projects.join(', ')}`);
+    return join(projectsDir, projects[0] ?? '', 'sessions', sessionId, 'runs');
+  };
+  return {
+    home,
+    agentDir,
+    cwd,
+    runIds: (sessionId) => readdirSync(sessionRuns(sessionId)).filter((name) => !name.startsWith('.')),
+    runDir: (sessionId, runId) => join(sessionRuns(sessionId), runId),
+    readJson: (file) => JSON.parse(readFileSync(file, 'utf8')) as unknown,
+    close() {
+      for (const child of live.get(home) ?? []) child.kill('SIGKILL');
+      live.delete(home);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+function piEnv(home: PiHome): NodeJS.ProcessEnv {
+  // The developer's own PI_* settings (agent dir, session dir, offline ...) must not leak in.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PI_')));
+  return { ...env, HOME: home.home, PI_CODING_AGENT_DIR: home.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' };
+}
+
+/** Starts `pi <args>` in the project directory. */
+export function startPi(home: PiHome, args: readonly string[]): PiProcess {
+  const child = spawn(process.execPath, [PI_CLI, ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  live.get(home.home)?.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (data: string) => (stdout += data));
+  child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
+  const exited = new Promise<PiResult>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      live.get(home.home)?.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return {
+    exited,
+    kill() {
+      child.kill('SIGKILL');
+      return exited;
+    },
+  };
+}
+
+/** Past this a `pi` process that has not exited is killed, so a hang fails with its output instead of a bare time-out. */
+const HANG_MS = 40_000;
+
+/** Runs `pi <args>` to its end; throws with its output unless it exits 0. */
+export async function runPi(home: PiHome, args: readonly string[]): Promise<PiResult> {
+  const pi = startPi(home, args);
+  const guard = setTimeout(() => void pi.kill(), HANG_MS);
+  const result = await pi.exited.finally(() => clearTimeout(guard));
+  if (result.code !== 0) throw new Error(`pi ${args.join(' ')} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return result;
+}

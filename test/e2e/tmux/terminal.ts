@@ -1,0 +1,94 @@
+/**
+ * A real terminal for end-to-end tests: one command in a detached tmux
+ * session on a private tmux server (its own socket), driven with keys and
+ * read back with `capture-pane`. Waits poll the screen with a bound; they
+ * never sleep a fixed time.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+
+export interface TerminalOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly command: readonly string[];
+  readonly columns?: number;
+  readonly rows?: number;
+}
+
+const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
+
+export class TmuxTerminal {
+  readonly #socket = `wf-e2e-${randomBytes(4).toString('hex')}`;
+
+  constructor(options: TerminalOptions) {
+    const env = Object.entries({ TERM: 'tmux-256color', ...options.env }).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${quote(value)}`]));
+    // `env -i`: the program sees exactly `env` (plus TERM), never the test process's environment.
+    const command = ['env', '-i', ...env, ...options.command.map(quote)].join(' ');
+    this.#tmux(['new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 120), '-y', String(options.rows ?? 50), '-c', options.cwd, command]);
+    // Keep the pane after the program exits, so a crash stays readable on the screen.
+    this.#tmux(['set-option', '-t', 'main', 'remain-on-exit', 'on']);
+  }
+
+  #tmux(args: readonly string[]): string {
+    return execFileSync('tmux', ['-L', this.#socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  }
+
+  /** The visible screen as plain text. */
+  screen(): string {
+    return this.#tmux(['capture-pane', '-p', '-t', 'main']);
+  }
+
+  /** Named keys (`Enter`, `Down`, `Escape`) as tmux spells them. */
+  keys(...keys: readonly string[]): void {
+    this.#tmux(['send-keys', '-t', 'main', ...keys]);
+  }
+
+  /** Literal text, typed as is. */
+  type(text: string): void {
+    this.#tmux(['send-keys', '-t', 'main', '-l', text]);
+  }
+
+  /** Resolves with the screen once `check` accepts it; fails with the last screen after `timeoutMs`. */
+  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (check(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /**
+   * Moves a list's selection down until the selected line (the one starting
+   * with `marker`) shows `text`. Each step waits for the selection to move
+   * first, so no key lands on a screen that is still being drawn.
+   */
+  async select(marker: string, text: string): Promise<void> {
+    const selected = (screen: string): string | undefined => screen.split('\n').find((line) => line.trimStart().startsWith(`${marker} `));
+    let current = selected(await this.waitFor((screen) => selected(screen) !== undefined, `a list selected with "${marker}"`));
+    while (!current?.includes(text)) {
+      const before = current;
+      this.keys('Down');
+      current = selected(await this.waitFor((screen) => selected(screen) !== before, `the selection to move below ${JSON.stringify(before)} towards "${text}"`, 5_000));
+    }
+  }
+
+  /** Waits until the screen shows `text`. */
+  waitForText(text: string, timeoutMs?: number): Promise<string> {
+    return this.waitFor((screen) => screen.includes(text), JSON.stringify(text), timeoutMs);
+  }
+
+  /** Ends the program and this terminal's private tmux server, and removes its socket. */
+  close(): void {
+    let socket: string | undefined;
+    try {
+      socket = this.#tmux(['display-message', '-p', '#{socket_path}']).trim();
+      this.#tmux(['kill-server']);
+    } catch {
+      // Already gone.
+    }
+    if (socket) rmSync(socket, { force: true });
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * A real in-process Pi AgentSession (SDK) with the workflow host extension
+ * loaded as an inline factory, over a temporary faux agent dir. One faux
+ * provider serves both the main session and the workflow agents, so replies
+ * are routed by who asks: a request that declares `workflow_result` comes
+ * from a workflow agent, any other from the main session.
+ */
+import { join } from 'node:path';
+import { fauxAssistantMessage, fauxText, fauxToolCall, getCurrentTools, type AssistantMessage, type TranscriptContext } from '@earendil-works/pi-ai';
+import {
+  SessionManager,
+  SettingsManager,
+  createAgentSessionFromServices,
+  createAgentSessionServices,
+  type AgentSession,
+  type ExtensionFactory,
+} from '@earendil-works/pi-coding-agent';
+import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
+import { createWorkflowHost } from '../../../src/index.js';
+import type { FauxAgentDir } from '../../support/pi-agent-dir.js';
+
+export type Reply = (context: TranscriptContext) => AssistantMessage;
+
+export interface Script {
+  /** Replies of the main session, in order. */
+  readonly main: Reply[];
+  /** Replies of workflow agents, in order. */
+  readonly agents: Reply[];
+  /** How many requests each side made. */
+  readonly asked: { main: number; agents: number };
+}
+
+/** Routes every faux request to the next main or agent reply. */
+export function scriptFaux(dir: FauxAgentDir): Script {
+  const script: Script = { main: [], agents: [], asked: { main: 0, agents: 0 } };
+  const route = (context: TranscriptContext): AssistantMessage => {
+    const agent = getCurrentTools(context.messages).some((tool) => tool.name === RESULT_TOOL_NAME);
+    script.asked[agent ? 'agents' : 'main'] += 1;
+    const reply = (agent ? script.agents : script.main).shift();
+    if (!reply) throw new Error(`no scripted ${agent ? 'agent' : 'main session'} reply left`);
+    return reply(context);
+  };
+  dir.faux.setResponses(Array.from({ length: 64 }, () => route));
+  return script;
+}
+
+export const callTool = (name: string, args: Parameters<typeof fauxToolCall>[1]): Reply => () => fauxAssistantMessage(fauxToolCall(name, args), { stopReason: 'toolUse' });
+export const say = (text: string): Reply => () => fauxAssistantMessage(fauxText(text));
+export const submit = (result: string): Reply => callTool(RESULT_TOOL_NAME, { result });
+
+/** The details of the last tool result the model saw (the tools put the same JSON in the text). */
+export function lastToolResult(context: TranscriptContext): Record<string, unknown> {
+  const last = [...context.messages].reverse().find((message) => message.role === 'toolResult');
+  if (!last || last.role !== 'toolResult') throw new Error('no tool result yet');
+  const text = last.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+export interface HostedSession {
+  readonly session: AgentSession;
+  /** Sends a prompt and waits until Pi settles (follow-ups included, when `until` resolves first). */
+  prompt(text: string, until?: Promise<unknown>): Promise<void>;
+  /** Emits session_shutdown like Pi does on quit, then disposes the session. */
+  close(): Promise<void>;
+}
+
+export interface HostedSessionOptions {
+  readonly trusted?: boolean;
+  readonly sessionManager?: SessionManager;
+  readonly extensions?: ExtensionFactory[];
+}
+
+export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
+  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: options.trusted ?? false });
+  const host = createWorkflowHost({ agentDir: dir.agentDir, root: join(dir.root, 'runs'), home: dir.root });
+  const services = await createAgentSessionServices({
+    cwd: dir.cwd,
+    agentDir: dir.agentDir,
+    settingsManager,
+    resourceLoaderOptions: { extensionFactories: [host, ...(options.extensions ?? [])] },
+  });
+  const model = services.modelRuntime.getModel(dir.provider, 'faux-1');
+  const { session } = await createAgentSessionFromServices({
+    services,
+    sessionManager: options.sessionManager ?? SessionManager.inMemory(dir.cwd),
+    ...(model === undefined ? {} : { model }),
+  });
+  await session.bindExtensions({ mode: 'print' });
+  let closed = false;
+  return {
+    session,
+    async prompt(text, until) {
+      await session.prompt(text);
+      if (until) await until;
+      await session.waitForIdle();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' });
+      session.dispose();
+    },
+  };
+}
