@@ -21,7 +21,9 @@
  *   agent_engine_ms / agent_bare_ms     the two per-call figures the overhead is the difference of
  *   agent_transport_ms                  per call, time inside the transport (createSession + prompt + dispose)
  *   agent_transport_extra_ms            agent_transport_ms − agent_bare_ms: the Pi transport plugin's own cost
- *                                       (services + model runtime built per session, bindExtensions, result tool)
+ *                                       (services, bindExtensions, result tool, every tool active). Negative when
+ *                                       the transport is cheaper: it shares one model runtime per agent dir, while
+ *                                       a bare `createAgentSession` builds and refreshes one per session
  *   agent_kernel_ms                     agent_engine_ms − agent_transport_ms: engine, sandbox round trip,
  *                                       preparation, snapshot/journal/system-prompt writes
  *   agent_fsync_ms / agent_fsyncs       per call, time in and number of fsync calls (durability of the store)

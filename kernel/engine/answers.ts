@@ -5,9 +5,10 @@
  */
 import { WorkflowError } from '../errors.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
-import { acquireRunLock } from '../store/index.js';
-import type { RunHandle } from './engine.js';
-import type { RunRecord } from './run-record.js';
+import { acquireRunLock, readSnapshot } from '../store/index.js';
+import type { RunHandle } from './engine-types.js';
+import { RunRecord, type EmitEvent } from './run-record.js';
+import { parseSnapshot, type RunSnapshot } from './snapshot.js';
 
 export interface CheckpointAnswer {
   readonly runId: string;
@@ -23,6 +24,19 @@ export interface ProposalAnswer {
   readonly decision: 'approved' | 'rejected';
   /** The resumed run of an approved proposal (it may itself be held again). */
   readonly resumed?: RunHandle;
+}
+
+/**
+ * Changes a run that is not executing here, under its run lock, on the
+ * snapshot as stored now (or the one the caller just read under the lock).
+ */
+export function changeStored<T>(runDir: string, emit: EmitEvent, change: (record: RunRecord) => T, snapshot?: RunSnapshot): T {
+  const release = acquireRunLock(runDir);
+  try {
+    return change(new RunRecord(runDir, snapshot ?? parseSnapshot(readSnapshot(runDir), runDir), emit));
+  } finally {
+    release();
+  }
 }
 
 function locked<T>(record: RunRecord, change: () => T): T {

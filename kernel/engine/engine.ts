@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import type { Kernel } from '../kernel.js';
 import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
 import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
@@ -26,7 +25,7 @@ import {
   workflowsRoot,
   type DeleteResult,
 } from '../store/index.js';
-import { SandboxPool, type SandboxLimits } from '../sandbox/pool.js';
+import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
@@ -37,50 +36,11 @@ import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
-import { answerStoredCheckpoint, decideProposal, type CheckpointAnswer, type ProposalAnswer } from './answers.js';
-import type { ApprovedProposal } from '../contracts/run-access.js';
+import { answerStoredCheckpoint, changeStored, decideProposal, type CheckpointAnswer, type ProposalAnswer } from './answers.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
+import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
-export interface EngineOptions {
-  readonly kernel: Kernel;
-  readonly sessionId: string;
-  /** Root of run storage; defaults to ~/.pi/workflows. */
-  readonly root?: string;
-  readonly agentDir?: string;
-  readonly home?: string;
-  readonly projectTrusted?: boolean;
-  readonly sandbox?: Partial<SandboxLimits>;
-  /** Reports best-effort failures (an event tap that threw). */
-  readonly onWarning?: (error: WorkflowError) => void;
-}
-
-export interface RunOutcome {
-  readonly runId: string;
-  readonly state: RunState;
-  readonly value?: JsonValue;
-  readonly resultPath?: string;
-  readonly error?: { readonly code: string; readonly message: string };
-}
-
-export interface RunHandle {
-  readonly runId: string;
-  readonly runDir: string;
-  /** Settles when the current execution segment ends (terminal, paused or interrupted). */
-  readonly outcome: Promise<RunOutcome>;
-  /** Set when a plugin held a resume back (a budget raise awaiting approval): nothing executes. */
-  readonly held?: { readonly message: string; readonly details?: Readonly<Record<string, JsonValue>> };
-}
-
-export interface ResumeOptions {
-  readonly expectedState?: string;
-  /** Plugin options of the resume (a budget patch), handed to `preparation.segment`. */
-  readonly options?: Readonly<Record<string, JsonValue>>;
-  /** Overrides the persisted launch mode. */
-  readonly foreground?: boolean;
-  readonly proposal?: ApprovedProposal;
-}
-
-export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };
+export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
@@ -286,17 +246,11 @@ export class WorkflowEngine {
 
   /** An active run whose host is gone becomes `interrupted`; false when a live process owns it. */
   #recover(runDir: string, snapshot: RunSnapshot): boolean {
-    let release: () => void;
     try {
-      release = acquireRunLock(runDir);
+      changeStored(runDir, this.#emit, (record) => record.transition('interrupted'), snapshot);
+      return true;
     } catch {
       return false;
-    }
-    try {
-      new RunRecord(runDir, snapshot, this.#emit).transition('interrupted');
-      return true;
-    } finally {
-      release();
     }
   }
 
@@ -411,12 +365,7 @@ export class WorkflowEngine {
     if (TERMINAL_RUN_STATES.has(snapshot.state)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}; its launch mode can no longer change`, { state: snapshot.state });
     }
-    const release = acquireRunLock(runDir);
-    try {
-      new RunRecord(runDir, parseSnapshot(readSnapshot(runDir), runDir), this.#emit).update(change);
-    } finally {
-      release();
-    }
+    changeStored(runDir, this.#emit, (record) => record.update(change));
   }
 
   async stop(cwd: string, runId: string): Promise<StopResult> {

@@ -42,6 +42,12 @@ export type EmitEvent = (event: WorkflowEvent) => void;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** An agent state write: other fields that go out with it, and whether it is fsynced. */
+export interface AgentWrite {
+  readonly with?: (draft: Mutable<RunSnapshot>) => void;
+  readonly durable?: boolean;
+}
+
 export class RunRecord {
   #snapshot: RunSnapshot;
   readonly runDir: string;
@@ -122,14 +128,19 @@ export class RunRecord {
     this.emit({ type: WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, ...this.base(), name, state: record.state });
   }
 
-  setAgent(summary: AgentSummary): void {
+  /**
+   * `options.with` adds other fields to the same write (a frozen
+   * configuration, a session reference); the event follows the write.
+   */
+  setAgent(summary: AgentSummary, options: AgentWrite = {}): void {
     const previous = this.#snapshot.agents[summary.id];
     // Agent summaries are progress, rebuilt on replay: a power loss may roll them back.
     this.update(
       (draft) => {
         draft.agents = { ...draft.agents, [summary.id]: summary };
+        options.with?.(draft);
       },
-      { durable: false },
+      { durable: options.durable ?? false },
     );
     if (previous?.state !== summary.state || previous.attempts !== summary.attempts) {
       this.emit({ type: WORKFLOW_AGENT_STATE_CHANGED_EVENT, ...this.base(), agentId: summary.id, label: summary.label, state: summary.state, attempt: summary.attempts });

@@ -5,6 +5,10 @@ import { WorkflowError, messageOf } from '../errors.js';
 import { FILE_MODE, closeQuietly, fsyncDirectory, removeQuietly, writeAll } from './fs-util.js';
 import { randomSuffix } from './paths.js';
 
+/** Temp names: a random tag per process and a counter, so a write costs no entropy. */
+const PROCESS_TAG = randomSuffix();
+let written = 0;
+
 export interface AtomicWriteOptions {
   /**
    * fsync the file and its directory (default). Without it the rename is
@@ -15,22 +19,24 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Writes `data` to a temp file in the same directory, fsyncs it, sets `mode`
+ * Writes `data` to a temp file in the same directory, sets `mode`, fsyncs it
  * and renames it over `target`. The temp file is removed on failure.
  */
 export function writeFileAtomic(target: string, data: string | Uint8Array, mode: number = FILE_MODE, options: AtomicWriteOptions = {}): void {
   const durable = options.durable ?? true;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.${randomSuffix()}.tmp`);
+  written += 1;
+  const temp = path.join(dir, `.${path.basename(target)}.${PROCESS_TAG}${written.toString(36)}.tmp`);
   let fd: number | undefined;
   try {
     fd = fs.openSync(temp, 'wx', mode);
     writeAll(fd, bytes);
+    // Through the descriptor: no second path lookup.
+    fs.fchmodSync(fd, mode);
     if (durable) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
-    fs.chmodSync(temp, mode);
     fs.renameSync(temp, target);
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);

@@ -4,26 +4,30 @@
  * reads them: project settings and project resources count only for a
  * trusted project, the system prompt comes from the preparation when it set
  * one, and the append text goes after the user's own APPEND_SYSTEM.md.
- * `createAgentSessionServices` also registers providers that extensions
- * declare, so models are resolved against its runtime.
+ * Built like `createAgentSessionServices` (resource loader first, then the
+ * providers extensions declare), except for the model runtime: a session
+ * whose only extensions are the transport's own shares the agent dir's
+ * runtime (`runtimes.ts`); models are resolved against the session's runtime.
  *
  * Skill and extension selectors (and a nested child's ceiling) are applied
  * inside the resource loader (see `selection.ts`): skills through
  * `skillsOverride`, extensions by loading only the selected entry files.
  */
+import path from 'node:path';
 import {
   DefaultPackageManager,
+  DefaultResourceLoader,
   ProjectTrustStore,
   SettingsManager,
-  createAgentSessionServices,
   hasTrustRequiringProjectResources,
+  type AgentSessionRuntimeDiagnostic,
   type AgentSessionServices,
   type ExtensionFactory,
   type InlineExtension,
   type LoadExtensionsResult,
 } from '@earendil-works/pi-coding-agent';
 import { evaluateSelectors } from '../../kernel/index.js';
-import { createModelRuntime } from './inventory.js';
+import { privateModelRuntime, sharedModelRuntime } from './runtimes.js';
 import { canonicalPath, isInlineExtension, isUnrestricted, selectExtensions, selectSkills, type ExtensionCandidate, type SelectorInput } from './selection.js';
 
 export interface ServicesInput {
@@ -101,27 +105,33 @@ function orderAndGuard(base: LoadExtensionsResult, ownPaths: ReadonlySet<string>
 }
 
 export async function createSessionServices(input: ServicesInput): Promise<AgentSessionServices> {
-  const { cwd, agentDir, systemPrompt, systemPromptAppend } = input;
+  const { agentDir, systemPrompt, systemPromptAppend } = input;
+  const cwd = path.resolve(input.cwd);
   const projectTrusted = input.projectTrusted ?? isProjectTrusted(cwd, agentDir);
   const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted });
   const skills = input.skills ?? UNRESTRICTED;
   const selectedPaths = await extensionPlan(cwd, agentDir, settingsManager, input.extensions ?? UNRESTRICTED);
   const selectedKeys = selectedPaths === undefined ? undefined : new Set([...selectedPaths].map(canonicalPath));
   const own = input.ownExtensions ?? [];
-  return createAgentSessionServices({
+  const ownPaths = new Set(own.map((extension) => `<inline:${extension.name}>`));
+  const resourceLoader = new DefaultResourceLoader({
     cwd,
     agentDir,
-    modelRuntime: await createModelRuntime(agentDir, input.signal),
     settingsManager,
-    resourceLoaderOptions: {
-      extensionFactories: [...own, ...((input.extensionFactories ?? []) as readonly InlineExtension[])],
-      // Pi's CLI way to load exactly some extensions (`--no-extensions -e <path>`): unselected files are never imported.
-      ...(selectedPaths === undefined ? {} : { noExtensions: true, additionalExtensionPaths: [...selectedPaths] }),
-      extensionsOverride: (base) => orderAndGuard(base, new Set(own.map((extension) => `<inline:${extension.name}>`)), selectedKeys),
-      ...(isUnrestricted(skills) ? {} : { skillsOverride: (base) => ({ skills: selectSkills(base.skills, skills), diagnostics: base.diagnostics }) }),
-      ...contextFilesOption(input.contextFiles),
-      ...(systemPrompt === undefined ? {} : { systemPromptOverride: () => systemPrompt }),
-      ...(systemPromptAppend === undefined || systemPromptAppend === '' ? {} : { appendSystemPromptOverride: (base: string[]) => [...base, systemPromptAppend] }),
-    },
+    extensionFactories: [...own, ...((input.extensionFactories ?? []) as readonly InlineExtension[])],
+    // Pi's CLI way to load exactly some extensions (`--no-extensions -e <path>`): unselected files are never imported.
+    ...(selectedPaths === undefined ? {} : { noExtensions: true, additionalExtensionPaths: [...selectedPaths] }),
+    extensionsOverride: (base) => orderAndGuard(base, ownPaths, selectedKeys),
+    ...(isUnrestricted(skills) ? {} : { skillsOverride: (base) => ({ skills: selectSkills(base.skills, skills), diagnostics: base.diagnostics }) }),
+    ...contextFilesOption(input.contextFiles),
+    ...(systemPrompt === undefined ? {} : { systemPromptOverride: () => systemPrompt }),
+    ...(systemPromptAppend === undefined || systemPromptAppend === '' ? {} : { appendSystemPromptOverride: (base: string[]) => [...base, systemPromptAppend] }),
   });
+  await resourceLoader.reload();
+  const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
+  const extensions = resourceLoader.getExtensions();
+  // Any other extension may register providers, now or later through its session: it gets a runtime of its own.
+  const onlyOwn = extensions.extensions.every((extension) => ownPaths.has(extension.path));
+  const modelRuntime = onlyOwn ? await sharedModelRuntime(agentDir) : await privateModelRuntime(agentDir, extensions, diagnostics, input.signal);
+  return { cwd, agentDir, modelRuntime, settingsManager, resourceLoader, diagnostics };
 }

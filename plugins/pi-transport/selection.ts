@@ -93,9 +93,14 @@ export function selectExtensions(candidates: readonly ExtensionCandidate[], inpu
   });
 }
 
-/** Pi's built-in tool names, in Pi's registry order, read from the SDK's own definitions. */
+let builtinNames: readonly string[] | undefined;
+
+/**
+ * Pi's built-in tool names, in Pi's registry order, read from the SDK's own
+ * definitions; names do not depend on the cwd, so they are read once.
+ */
 export function builtinToolNames(cwd: string): string[] {
-  return [
+  builtinNames ??= [
     createReadToolDefinition,
     createBashToolDefinition,
     createPowerShellToolDefinition,
@@ -105,6 +110,7 @@ export function builtinToolNames(cwd: string): string[] {
     createFindToolDefinition,
     createLsToolDefinition,
   ].map((create) => create(cwd).name);
+  return [...builtinNames];
 }
 
 /** Tool names the loaded extensions registered while loading, first registration first. */

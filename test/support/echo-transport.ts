@@ -52,7 +52,8 @@ export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelP
         },
         async prompt(text) {
           state = 'running';
-          options.calls?.push({ prompt: text, model: input.model, label: input.sessionLabel, session: id, turn: ++turns });
+          turns += 1;
+          options.calls?.push({ prompt: text, model: input.model, label: input.sessionLabel, session: id, turn: turns });
           const answer = options.answer ?? ((prompt: string) => ({ result: `echo:${prompt}` }));
           const value = await answer(text, { tools: input.customTools ?? [], signal: abort.signal });
           if (aborted) throw new Error('aborted');

@@ -9,7 +9,7 @@ import type { Kernel } from '../../kernel.js';
 import type { WorkflowRunContext } from '../../contracts/function-context.js';
 import type { WorkflowSession } from '../../contracts/transport.js';
 import type { AgentUsage } from '../journal-record.js';
-import type { RunRecord } from '../run-record.js';
+import type { AgentWrite, RunRecord } from '../run-record.js';
 import type { Segment } from '../segment.js';
 import { thawConfiguration, type FrozenAgentConfiguration } from './agent-config.js';
 import type { AgentRunEnv } from './agent-runner.js';
@@ -43,10 +43,18 @@ export interface AgentPlace {
 
 const ZERO: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
 
+/**
+ * Every state write persists first and announces second. To save snapshot
+ * rewrites, `queued` goes out with a new frozen configuration (one durable
+ * write) and `running` with the attempt's session reference, once the
+ * session exists; a write of any other state persists a pending one first,
+ * so the events keep their order.
+ */
 export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunEnv {
   const { record } = deps;
   const { agentId, path, parentId } = place;
   const breadcrumb = deps.breadcrumb(path);
+  const phase = record.snapshot.phase;
   const childConfigs = new Map<string, FrozenAgentConfiguration>();
   const summary = (label: string, attempts: number, usage: AgentUsage) => ({
     id: agentId,
@@ -54,12 +62,35 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     path: [...path],
     breadcrumb,
     ...(parentId === undefined ? {} : { parentId }),
+    ...(phase === undefined ? {} : { phase }),
     attempts,
     usage,
     lastActivity: new Date().toISOString(),
   });
   let current = { label: place.label, attempts: 0, usage: ZERO };
-  record.setAgent({ ...summary(place.label, 0, ZERO), state: 'queued' });
+  let queuedPending = true;
+  let runningPending = false;
+  const persistQueued = (options: AgentWrite = {}) => {
+    if (!queuedPending) return false;
+    queuedPending = false;
+    record.setAgent({ ...summary(place.label, 0, ZERO), state: 'queued' }, options);
+    return true;
+  };
+  const persistRunning = (options: AgentWrite = {}) => {
+    if (!runningPending) return false;
+    runningPending = false;
+    record.setAgent({ ...summary(current.label, current.attempts, current.usage), state: 'running' }, options);
+    return true;
+  };
+  const stored = (key: string) => {
+    const value = record.snapshot.agentConfigurations[key];
+    return value === undefined ? undefined : thawConfiguration(value, key);
+  };
+  /** Persists what is pending before another state. */
+  const settle = () => {
+    persistQueued();
+    persistRunning();
+  };
   return {
     kernel: deps.kernel,
     segment: deps.segment,
@@ -71,38 +102,47 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     projectTrusted: deps.projectTrusted,
     settings: deps.settings,
     frozen: (key) => {
-      if (parentId !== undefined) return childConfigs.get(key);
-      const stored = record.snapshot.agentConfigurations[key];
-      return stored === undefined ? undefined : thawConfiguration(stored, key);
+      const config = parentId !== undefined ? childConfigs.get(key) : stored(key);
+      if (config) persistQueued();
+      return config;
     },
     freeze: (key, config) => {
-      if (parentId !== undefined) return void childConfigs.set(key, config);
-      record.update((draft) => {
+      if (parentId !== undefined) {
+        childConfigs.set(key, config);
+        return void persistQueued();
+      }
+      const store = (draft: { agentConfigurations: RunRecord['snapshot']['agentConfigurations'] }) => {
         draft.agentConfigurations = { ...draft.agentConfigurations, [key]: config as unknown as JsonValue };
-      });
+      };
+      if (!persistQueued({ with: store, durable: true })) record.update(store);
     },
     admit: (signal) => deps.admit(signal),
     onAttempt: (attempt, label, usage) => {
+      settle();
       current = { label, attempts: attempt, usage };
       if (attempt > 1) record.setAgent({ ...summary(label, attempt, usage), state: 'retrying' });
-      record.setAgent({ ...summary(label, attempt, usage), state: 'running' });
+      runningPending = true;
     },
-    onSession: (attempt, reference) =>
-      record.update(
-        (draft) => {
-          const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
-          draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
-        },
-        { durable: false },
-      ),
+    started: (attempt, reference) => {
+      const remember = (draft: { agentSessions: RunRecord['snapshot']['agentSessions'] }) => {
+        if (reference === undefined) return;
+        const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
+        draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
+      };
+      if (deps.ended()) runningPending = false;
+      if (!persistRunning({ with: remember }) && reference !== undefined) record.update(remember, { durable: false });
+    },
     ...(place.handle ? { handleSessions: deps.handleSessions } : {}),
     forChild: (childId) =>
       createAgentEnv(deps, { agentId: childId, path, label: childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), handle: false, parentId: agentId, cwd: place.cwd }),
     waiting: (waiting) => {
-      if (!deps.ended()) record.setAgent({ ...summary(current.label, current.attempts, current.usage), state: waiting ? 'waiting_for_child' : 'running' });
+      if (deps.ended()) return;
+      settle();
+      record.setAgent({ ...summary(current.label, current.attempts, current.usage), state: waiting ? 'waiting_for_child' : 'running' });
     },
     finished: (state, usage) => {
       if (deps.ended()) return;
+      settle();
       record.setAgent({ ...summary(current.label, Math.max(current.attempts, state === 'completed' ? 1 : 0), usage ?? current.usage), state });
     },
   };

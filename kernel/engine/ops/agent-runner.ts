@@ -47,8 +47,10 @@ export interface AgentRunEnv {
   /** Persists the configuration before any session exists. */
   freeze(configKey: string, config: FrozenAgentConfiguration): void;
   admit(signal: AbortSignal): Promise<() => void>;
+  /** An attempt begins; its `running` state is persisted by `started` (or before any other state). */
   onAttempt(attempt: number, label: string, usage: AgentUsage): void;
-  onSession(attempt: number, reference: Readonly<Record<string, JsonValue>>): void;
+  /** The attempt has its session: persists `running`, with the reference of a new session. */
+  started(attempt: number, reference: Readonly<Record<string, JsonValue>> | undefined): void;
   /**
    * Live sessions of named handles, kept between turns so each send continues
    * the transcript; absent for one-shot agents. The segment disposes them.
@@ -217,9 +219,12 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         context,
       );
       if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
-      if (!session) {
+      if (session) env.started(attempt, undefined);
+      else {
         session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared, projectTrusted: env.projectTrusted });
-        env.onSession(attempt, session.reference);
+        env.started(attempt, session.reference);
+        // The run may have stopped while the session was being built.
+        if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
       }
       const systemPrompt = session.systemPrompt?.();
       if (systemPrompt !== undefined) {

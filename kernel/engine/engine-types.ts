@@ -1,0 +1,48 @@
+/** The engine's public shapes: options, handles, outcomes, resume options. */
+import type { WorkflowError } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import type { Kernel } from '../kernel.js';
+import type { RunState } from '../states.js';
+import type { SandboxLimits } from '../sandbox/pool.js';
+import type { ApprovedProposal } from '../contracts/run-access.js';
+
+export interface EngineOptions {
+  readonly kernel: Kernel;
+  readonly sessionId: string;
+  /** Root of run storage; defaults to ~/.pi/workflows. */
+  readonly root?: string;
+  readonly agentDir?: string;
+  readonly home?: string;
+  readonly projectTrusted?: boolean;
+  readonly sandbox?: Partial<SandboxLimits>;
+  /** Reports best-effort failures (an event tap that threw). */
+  readonly onWarning?: (error: WorkflowError) => void;
+}
+
+export interface RunOutcome {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly value?: JsonValue;
+  readonly resultPath?: string;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+export interface RunHandle {
+  readonly runId: string;
+  readonly runDir: string;
+  /** Settles when the current execution segment ends (terminal, paused or interrupted). */
+  readonly outcome: Promise<RunOutcome>;
+  /** Set when a plugin held a resume back (a budget raise awaiting approval): nothing executes. */
+  readonly held?: { readonly message: string; readonly details?: Readonly<Record<string, JsonValue>> };
+}
+
+export interface ResumeOptions {
+  readonly expectedState?: string;
+  /** Plugin options of the resume (a budget patch), handed to `preparation.segment`. */
+  readonly options?: Readonly<Record<string, JsonValue>>;
+  /** Overrides the persisted launch mode. */
+  readonly foreground?: boolean;
+  readonly proposal?: ApprovedProposal;
+}
+
+export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };
