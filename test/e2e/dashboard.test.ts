@@ -110,11 +110,11 @@ describe('/workflow in a pi process', () => {
         '    phase scan',
         '      parallel reviews',
         '        a',
-        '          reviewer-a · completed',
+        '          reviewer-a · completed · 15 tok · $0.0010',
         '        b',
-        '          reviewer-b · completed',
+        '          reviewer-b · completed · 15 tok · $0.0010',
         '    phase fix',
-        '      fixer · completed',
+        '      fixer · completed · 15 tok · $0.0010',
       ]);
       // An agent row opens only its own actions.
       await terminal.select('›', 'reviewer-b');
