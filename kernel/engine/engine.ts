@@ -1,11 +1,9 @@
 /**
  * WorkflowEngine: launches, resumes, retries, pauses and stops runs of one
- * host session, and answers their checkpoints. Durable state lives in the
+ * host session, and answers their checkpoints and proposals. Durable state lives in the
  * store; this object only holds the segments executing in this process.
  */
-import { readFileSync } from 'node:fs';
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
-import type { JsonValue } from '../json.js';
 import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
 import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
@@ -31,12 +29,12 @@ import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
 import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
-import { summarize, type StatusSummary } from './status.js';
+import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
-import { answerStoredCheckpoint, changeStored, decideProposal, type CheckpointAnswer, type ProposalAnswer } from './answers.js';
+import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
@@ -85,16 +83,7 @@ export class WorkflowEngine {
     }
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
     const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {}, ...(parent ? { parent } : {}) });
-    const compiled = this.#prep.compile(launch.source);
-    const signal = new AbortController().signal;
-    await this.#options.kernel.hooks.preparation.launch.promise({
-      cwd: launch.cwd,
-      workflowName: launch.name,
-      toolNames: compiled.toolNames,
-      staticAgentOptions: compiled.staticAgentOptions.map((entry) => entry.options),
-      signal,
-    });
-    await this.#prep.inspect(launch.cwd, settings, segment, compiled.staticAgentOptions.map((entry) => entry.options), signal);
+    await this.#prep.checkLaunch(launch, settings, segment);
     return this.#create(launch.cwd, launch.source, settings, segment, {
       workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
       args: launch.args ?? null,
@@ -192,11 +181,7 @@ export class WorkflowEngine {
   }
 
   #outcome(record: RunRecord): RunOutcome {
-    const { runId, state, result, failure } = record.snapshot;
-    if (state === 'completed' && result) {
-      return { runId, state, resultPath: result.path, value: JSON.parse(readFileSync(result.path, 'utf8')) as JsonValue };
-    }
-    return { runId, state, ...(failure ? { error: { code: failure.code, message: failure.message } } : {}) };
+    return outcomeOf(record.snapshot);
   }
 
   /** A run of this project (any session), or RUN_NOT_FOUND for missing, corrupt or foreign IDs. */
@@ -244,20 +229,10 @@ export class WorkflowEngine {
     return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
   }
 
-  /** An active run whose host is gone becomes `interrupted`; false when a live process owns it. */
-  #recover(runDir: string, snapshot: RunSnapshot): boolean {
-    try {
-      changeStored(runDir, this.#emit, (record) => record.transition('interrupted'), snapshot);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   /** Active runs of this session left behind by a dead host become `interrupted`. */
   recoverInterrupted(cwd: string): string[] {
     return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && this.#recover(entry.runDir, entry.snapshot))
+      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit))
       .map((entry) => entry.runId);
   }
 
@@ -278,7 +253,7 @@ export class WorkflowEngine {
     }
     checkIdentity(runId, snapshot);
     if (ACTIVE_STATES.has(snapshot.state)) {
-      if (!this.#recover(runDir, snapshot)) {
+      if (!interruptStored(runDir, snapshot, this.#emit)) {
         const owner = readRunLock(runDir);
         throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is executing in process ${owner?.pid ?? '(unknown)'}`, { pid: owner?.pid ?? null });
       }
@@ -381,18 +356,7 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    let release: () => void;
-    try {
-      release = acquireRunLock(found.runDir);
-    } catch {
-      return { stopped: false, reason: 'unknown_run' };
-    }
-    try {
-      new RunRecord(found.runDir, parseSnapshot(readSnapshot(found.runDir), found.runDir), this.#emit).transition('stopped');
-    } finally {
-      release();
-    }
-    return { stopped: true };
+    return stopStored(found.runDir, this.#emit);
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */

@@ -2,71 +2,36 @@
  * One execution segment of a run: a fresh sandbox realm evaluating the
  * script, every effect keyed structurally, replayed from the journal when it
  * already completed, journaled once when it completes now. A segment ends in
- * a terminal state, `paused` or `interrupted`; resuming starts a new segment.
+ * a terminal state, `budget_exhausted`, `paused` or `interrupted`; resuming starts a new segment.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import type { Kernel } from '../kernel.js';
-import type { WorkflowRegistryApi } from '../registry/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { primitiveStep } from './ops/primitives.js';
 import { Decisions } from './decisions.js';
 import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
-import type { AgentCallOptions } from '../contracts/agent-options.js';
-import type { WorkflowSession } from '../contracts/transport.js';
 import { writeResult, type Journal } from '../store/index.js';
-import type { SandboxPool, ScriptExecution } from '../sandbox/pool.js';
-import type { GlobalSpec } from '../sandbox/protocol.js';
+import type { ScriptExecution } from '../sandbox/pool.js';
 import { sandboxReplayTable } from './replay.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import type { RunRecord } from './run-record.js';
 import { parseShellArgs, recordedShell } from './ops/shell.js';
-import { parseAgentArgs } from './ops/agent-options.js';
-import { runRecorded } from './ops/agent-runner.js';
-import { createAgentEnv, type AgentEnvDeps } from './ops/agent-env.js';
-import { AgentHandles } from './ops/handles.js';
-import { admit, Slots } from './scheduler.js';
+import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
 import type { RunState } from '../states.js';
-import type { Segment } from './segment.js';
 import { settleSegment } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
 
-export interface ExecutionEnv {
-  readonly kernel: Kernel;
-  readonly pool: SandboxPool;
-  readonly registry: WorkflowRegistryApi;
-  readonly primitives: ReadonlyMap<string, PrimitiveDefinition>;
-  readonly agentDir: string;
-  readonly projectTrusted: boolean;
-  readonly extensionSettings: Readonly<Record<string, JsonValue>>;
-  readonly siteGlobal: string;
-  readonly segment: Segment;
-  /** Per-run active-agent limit (1 to 16). */
-  readonly concurrency: number;
-  /** The session-wide active-agent ceiling. */
-  readonly agentSlots: Slots;
-}
+import { scriptGlobals, type ExecutionEnv, type RecordBody, type SegmentOutcome } from './execution-types.js';
 
-/** The host-performed core primitives; `prompt`, `parallel`, `pipeline` and `args` live in the sandbox. */
-const CORE_GLOBALS: readonly GlobalSpec[] = [
-  { name: 'agent', kind: 'agent' },
-  { name: 'shell', kind: 'effect' },
-  { name: 'phase', kind: 'notify' },
-  { name: 'log', kind: 'notify' },
-];
-
-export type SegmentOutcome = 'completed' | 'failed' | 'budget_exhausted' | 'stopped' | 'paused' | 'interrupted';
-
-type RecordBody = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, 'v' | 'key' | 'at'> : never) : never;
-
+export type { ExecutionEnv, SegmentOutcome } from './execution-types.js';
 
 export class RunExecution implements FunctionHost {
   readonly finished: Promise<SegmentOutcome>;
@@ -80,13 +45,9 @@ export class RunExecution implements FunctionHost {
   readonly #invocations = new Invocations();
   readonly #abort = new AbortController();
   readonly #hostScopes = new AsyncLocalStorage<Scope>();
-  readonly #handles = new AgentHandles();
-  readonly #agentDeps: AgentEnvDeps;
-  /** Live sessions of named handles, so every send continues the transcript. */
-  readonly #handleSessions = new Map<string, WorkflowSession>();
+  readonly #agents: AgentOps;
   readonly #decisions: Decisions;
   readonly #onEnd: () => void;
-  readonly #runSlots: Slots;
   readonly #clock: ActiveClock;
   readonly #access: RunAccess;
   readonly #scopeCwds: ScopeCwds;
@@ -105,7 +66,6 @@ export class RunExecution implements FunctionHost {
     this.#journal = journal;
     this.#replay = replay;
     this.#onEnd = onEnd;
-    this.#runSlots = new Slots(env.concurrency);
     this.#clock = new ActiveClock(record.snapshot.activeMs ?? 0);
     this.#access = createRunAccess(record, () => this.#clock.ms());
     this.#scopeCwds = new ScopeCwds(record.snapshot.cwd);
@@ -124,7 +84,7 @@ export class RunExecution implements FunctionHost {
     const { runId, sessionId, cwd, workflow, args } = record.snapshot;
     this.run = Object.freeze({ runId, sessionId, cwd, workflow: Object.freeze({ ...workflow }), args: deepFreeze(structuredClone(args)), signal: this.#abort.signal });
     this.finished = new Promise((resolve) => (this.#settle = resolve));
-    this.#agentDeps = {
+    const agentDeps = {
       kernel: env.kernel,
       segment: env.segment,
       run: this.run,
@@ -132,12 +92,26 @@ export class RunExecution implements FunctionHost {
       agentDir: env.agentDir,
       projectTrusted: env.projectTrusted,
       settings: env.extensionSettings,
-      handleSessions: this.#handleSessions,
-      breadcrumb: (path) => this.#invocations.breadcrumb(path),
-      admit: (signal) => admit(this.#runSlots, env.agentSlots, signal),
+      breadcrumb: (path: readonly string[]) => this.#invocations.breadcrumb(path),
       ended: () => this.#ended,
       access: this.#access,
+      concurrency: env.concurrency,
+      agentSlots: env.agentSlots,
+      scopeCwds: this.#scopeCwds,
+      signal: this.#abort.signal,
     };
+    this.#agents = new AgentOps(agentDeps, (scope, site, perform) =>
+      this.#step(
+        scope,
+        site,
+        'agent',
+        (past) => (past.kind === 'agent' ? past.value : this.#mismatch(past, 'agent')),
+        async (key, occurrence) => {
+          const { value, usage } = await perform(key, occurrence);
+          return { value, body: { kind: 'agent', value, usage } };
+        },
+      ),
+    );
   }
 
   get state(): RunState {
@@ -149,11 +123,7 @@ export class RunExecution implements FunctionHost {
   }
 
   start(program: string): void {
-    const globals: GlobalSpec[] = [
-      ...CORE_GLOBALS,
-      ...[...this.#env.registry.functions().keys()].map((name): GlobalSpec => ({ name, kind: 'function' })),
-      ...[...this.#env.primitives.values()].map((primitive): GlobalSpec => ({ name: primitive.name, kind: primitive.kind })),
-    ];
+    const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
     this.#script = this.#env.pool.run(
       { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal, replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives) },
       {
@@ -180,8 +150,7 @@ export class RunExecution implements FunctionHost {
     this.#ended = true;
     this.#abort.abort();
     void this.#script?.terminate();
-    for (const session of this.#handleSessions.values()) void session.dispose();
-    this.#handleSessions.clear();
+    this.#agents.dispose();
     try {
       persist();
     } finally {
@@ -277,8 +246,8 @@ export class RunExecution implements FunctionHost {
 
   perform(op: string, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     if (op === 'shell') return this.#shell(site, scope, args);
-    if (op === 'agent') return this.#agent(site, scope, args);
-    if (op === 'agent.send') return this.#send(site, scope, args);
+    if (op === 'agent') return this.#agents.agent(site, scope, args);
+    if (op === 'agent.send') return this.#agents.send(site, scope, args);
     if (this.#env.registry.getFunction(op)) return this.invoke(op, args[0] ?? null, scope);
     const dot = op.indexOf('.');
     const primitive = this.#env.primitives.get(dot < 0 ? op : op.slice(0, dot));
@@ -289,7 +258,7 @@ export class RunExecution implements FunctionHost {
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
     if (op === 'phase') return notePhase(this.#record, scope, args);
     if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay }, site, scope, args);
-    if (op === 'agent.create') return this.#handles.create(scope, args);
+    if (op === 'agent.create') return this.#agents.create(scope, args);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }
 
@@ -372,49 +341,6 @@ export class RunExecution implements FunctionHost {
         return { value: { ...value }, body: { kind: 'shell', value } };
       },
     );
-  }
-
-  /** `request` is parsed once the call holds its journal key, so an invalid call still counts as an occurrence. */
-  #agentStep(
-    site: string,
-    scope: Scope,
-    request: () => { prompt: string; options: AgentCallOptions },
-    handle?: { name: string; turn: number; configKey: string },
-  ): Promise<JsonValue> {
-    return this.#step(
-      scope,
-      site,
-      'agent',
-      (record) => (record.kind === 'agent' ? record.value : this.#mismatch(record, 'agent')),
-      async (key, occurrence) => {
-        const { prompt, options } = request();
-        const label = options.label ?? handle?.name ?? options.model ?? 'agent';
-        const place = this.#scopeCwds.of(scope);
-        const identity = {
-          structuralPath: [...scope],
-          callSite: site,
-          occurrence,
-          ...(place.owner === undefined ? {} : { worktreeOwner: place.owner }),
-          ...(handle ? { handle: handle.name, turn: handle.turn } : {}),
-        };
-        const env = createAgentEnv(this.#agentDeps, { agentId: key, path: scope, label, handle: handle !== undefined, cwd: place.cwd });
-        const { value, usage } = await runRecorded(env, { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#abort.signal);
-        return { value, body: { kind: 'agent', value, usage } };
-      },
-    );
-  }
-
-  #agent(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    return this.#agentStep(site, scope, () => parseAgentArgs(args));
-  }
-
-  async #send(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    const turn = this.#handles.begin(scope, args);
-    try {
-      return await this.#agentStep(`${site}@${turn.name}`, scope, () => turn, turn);
-    } finally {
-      turn.done();
-    }
   }
 
   invoke(name: string, input: JsonValue, scope: Scope, label?: string): Promise<JsonValue> {

@@ -100,6 +100,18 @@ export class LaunchPrep {
     });
   }
 
+  /**
+   * Everything that may refuse a launch before its run exists: the preflight,
+   * `preparation.launch` taps (UNKNOWN_TOOL ...), and launch inspection.
+   */
+  async checkLaunch(launch: { readonly cwd: string; readonly name: string; readonly source: string }, settings: LoadedSettings, segment: Segment): Promise<void> {
+    const compiled = this.compile(launch.source);
+    const signal = new AbortController().signal;
+    const staticAgentOptions = compiled.staticAgentOptions.map((entry) => entry.options);
+    await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
+    await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
+  }
+
   /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */
   async inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly Readonly<Record<string, JsonValue>>[], signal: AbortSignal): Promise<void> {
     for (const options of optionSets) {

@@ -3,7 +3,9 @@
  * phase, delivery mode, and per-agent shims with IDs, labels, paths, state,
  * last activity and accounting. Never transcripts or session payloads.
  */
+import { readFileSync } from 'node:fs';
 import type { JsonValue } from '../json.js';
+import type { RunOutcome } from './engine-types.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
 import type { LaunchMode, RunState } from '../states.js';
 import type { AgentSummary, FailureInfo, RunSnapshot } from './snapshot.js';
@@ -51,4 +53,13 @@ export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSumm
     plugins: snapshot.plugins,
     proposals: Object.entries(snapshot.proposals).map(([id, { owner, state, summary, createdAt }]) => ({ id, owner, state, summary, createdAt })),
   };
+}
+
+/** How a segment ended, as its caller sees it: the value of a completed run, the error of a failed or halted one. */
+export function outcomeOf(snapshot: RunSnapshot): RunOutcome {
+  const { runId, state, result, failure } = snapshot;
+  if (state === 'completed' && result) {
+    return { runId, state, resultPath: result.path, value: JSON.parse(readFileSync(result.path, 'utf8')) as JsonValue };
+  }
+  return { runId, state, ...(failure ? { error: { code: failure.code, message: failure.message } } : {}) };
 }

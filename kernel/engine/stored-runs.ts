@@ -1,12 +1,12 @@
 /**
- * Human answers to a run that is not executing here: a checkpoint decision
- * kept for its resume, and the decision on a plugin's proposal. Both are
- * persisted under the run lock before anything else happens.
+ * Changes to a run that is not executing here, each under the run lock: a
+ * checkpoint decision kept for its resume, the decision on a plugin's
+ * proposal, a stop, the move of a dead host's run to `interrupted`.
  */
 import { WorkflowError } from '../errors.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
 import { acquireRunLock, readSnapshot } from '../store/index.js';
-import type { RunHandle } from './engine-types.js';
+import type { RunHandle, StopResult } from './engine-types.js';
 import { RunRecord, type EmitEvent } from './run-record.js';
 import { parseSnapshot, type RunSnapshot } from './snapshot.js';
 
@@ -68,4 +68,36 @@ export function decideProposal(record: RunRecord, proposalId: string, approved: 
   const decided: ProposalRecord = { ...proposal, state: approved ? 'approved' : 'rejected', decidedAt: new Date().toISOString() };
   locked(record, () => record.setProposal(proposalId, decided));
   return decided;
+}
+
+/** Stops a stored run; `unknown_run` when a live process elsewhere holds it. */
+export function stopStored(runDir: string, emit: EmitEvent): StopResult {
+  let release: () => void;
+  try {
+    release = acquireRunLock(runDir);
+  } catch {
+    return { stopped: false, reason: 'unknown_run' };
+  }
+  try {
+    new RunRecord(runDir, parseSnapshot(readSnapshot(runDir), runDir), emit).transition('stopped');
+  } finally {
+    release();
+  }
+  return { stopped: true };
+}
+
+/** An active run whose host is gone becomes `interrupted`; false when a live process owns it. */
+export function interruptStored(runDir: string, snapshot: RunSnapshot, emit: EmitEvent): boolean {
+  let release: () => void;
+  try {
+    release = acquireRunLock(runDir);
+  } catch {
+    return false;
+  }
+  try {
+    new RunRecord(runDir, snapshot, emit).transition('interrupted');
+    return true;
+  } finally {
+    release();
+  }
 }

@@ -1,0 +1,96 @@
+/**
+ * The script's agent operations in one run segment: `agent(...)`,
+ * `agent.create(...)` and `handle.send(...)`. Each call holds a journal key
+ * (through the execution's `step`), runs where its scope works (the run's
+ * cwd or a worktree scope's) and is admitted by the run's and the session's
+ * agent limits. Named handles keep their live session between turns.
+ */
+import type { JsonValue } from '../../json.js';
+import type { AgentCallOptions } from '../../contracts/agent-options.js';
+import type { WorkflowSession } from '../../contracts/transport.js';
+import type { AgentUsage } from '../journal-record.js';
+import type { Scope } from '../keys.js';
+import { admit, Slots } from '../scheduler.js';
+import type { ScopeCwds } from '../scope-cwds.js';
+import { parseAgentArgs } from './agent-options.js';
+import { createAgentEnv, type AgentEnvDeps } from './agent-env.js';
+import { runRecorded } from './agent-runner.js';
+import { AgentHandles } from './handles.js';
+
+/** Runs one agent call under its journal key: replayed when journaled, else performed and journaled. */
+export type AgentStep = (
+  scope: Scope,
+  site: string,
+  perform: (key: string, occurrence: number) => Promise<{ value: JsonValue; usage: AgentUsage }>,
+) => Promise<JsonValue>;
+
+export interface AgentOpsDeps extends Omit<AgentEnvDeps, 'handleSessions' | 'admit'> {
+  /** Per-run active-agent limit (1 to 16). */
+  readonly concurrency: number;
+  /** The session-wide active-agent ceiling. */
+  readonly agentSlots: Slots;
+  readonly scopeCwds: ScopeCwds;
+  readonly signal: AbortSignal;
+}
+
+export class AgentOps {
+  readonly #handles = new AgentHandles();
+  /** Live sessions of named handles, so every send continues the transcript. */
+  readonly #sessions = new Map<string, WorkflowSession>();
+  readonly #deps: AgentOpsDeps;
+  readonly #env: AgentEnvDeps;
+  readonly #step: AgentStep;
+
+  constructor(deps: AgentOpsDeps, step: AgentStep) {
+    this.#deps = deps;
+    this.#step = step;
+    const runSlots = new Slots(deps.concurrency);
+    this.#env = { ...deps, handleSessions: this.#sessions, admit: (signal) => admit(runSlots, deps.agentSlots, signal) };
+  }
+
+  agent(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
+    return this.#call(site, scope, () => parseAgentArgs(args));
+  }
+
+  create(scope: Scope, args: readonly JsonValue[]): void {
+    this.#handles.create(scope, args);
+  }
+
+  async send(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
+    const turn = this.#handles.begin(scope, args);
+    try {
+      return await this.#call(`${site}@${turn.name}`, scope, () => turn, turn);
+    } finally {
+      turn.done();
+    }
+  }
+
+  /** The segment ended: live handle sessions go. */
+  dispose(): void {
+    for (const session of this.#sessions.values()) void session.dispose();
+    this.#sessions.clear();
+  }
+
+  /** `request` is parsed once the call holds its journal key, so an invalid call still counts as an occurrence. */
+  #call(
+    site: string,
+    scope: Scope,
+    request: () => { prompt: string; options: AgentCallOptions },
+    handle?: { name: string; turn: number; configKey: string },
+  ): Promise<JsonValue> {
+    return this.#step(scope, site, async (key, occurrence) => {
+      const { prompt, options } = request();
+      const label = options.label ?? handle?.name ?? options.model ?? 'agent';
+      const place = this.#deps.scopeCwds.of(scope);
+      const identity = {
+        structuralPath: [...scope],
+        callSite: site,
+        occurrence,
+        ...(place.owner === undefined ? {} : { worktreeOwner: place.owner }),
+        ...(handle ? { handle: handle.name, turn: handle.turn } : {}),
+      };
+      const env = createAgentEnv(this.#env, { agentId: key, path: scope, label, handle: handle !== undefined, cwd: place.cwd });
+      return runRecorded(env, { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#deps.signal);
+    });
+  }
+}
