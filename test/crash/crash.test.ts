@@ -29,7 +29,7 @@ import { readJournal, readSnapshot, listRuns, LOCK_FILE, JOURNAL_FILE, RESULT_FI
 import { parseSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { ChildConfig } from './child.js';
-import { collectStderr, readHostReports, type HostError, type Outcome } from './shared.js';
+import { collectStderr, journalLines, mulberry32, readHostReports, type HostError, type Outcome } from './shared.js';
 
 /** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 20). */
 const SEEDS = process.env['CRASH_SEED']
@@ -78,19 +78,6 @@ const distinct = await shell('echo s-final >> ledger.txt; echo s-final; sort -u 
 return { s, plan, fan, ev: { ref: ev.ref, bytes: ev.bytes }, t1, checks, distinct: distinct.stdout.split('\\n')[1] };
 `;
 
-// ---- seeded pseudo-random numbers ------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---- one host process --------------------------------------------------------
 
 type KillPlan =
@@ -121,17 +108,6 @@ interface Reference {
 }
 
 let reference: Reference;
-
-function journalLines(runDir: string): number {
-  try {
-    const data = readFileSync(join(runDir, JOURNAL_FILE));
-    let lines = 0;
-    for (const byte of data) if (byte === 0x0a) lines += 1;
-    return lines;
-  } catch {
-    return 0;
-  }
-}
 
 function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<ChildResult> {
   return new Promise((resolve, reject) => {

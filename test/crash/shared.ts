@@ -2,7 +2,10 @@
  * Shared by the crash tests (`crash.test.ts`, `agents.test.ts`): what a host
  * process reports on stdout (see `host.ts`) and how the parent reads it.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { JOURNAL_FILE } from '../../kernel/store/index.js';
 
 export interface Outcome {
   readonly runId: string;
@@ -50,4 +53,28 @@ export function collectStderr(stderr: Readable): { readonly text: string } {
   stderr.setEncoding('utf8');
   stderr.on('data', (chunk: string) => (collected.text += chunk));
   return collected;
+}
+
+/** A seeded pseudo-random number generator (mulberry32): kill points repeat per seed. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Journal lines on disk now (0 before the journal exists). */
+export function journalLines(runDir: string): number {
+  try {
+    const data = readFileSync(join(runDir, JOURNAL_FILE));
+    let lines = 0;
+    for (const byte of data) if (byte === 0x0a) lines += 1;
+    return lines;
+  } catch {
+    return 0;
+  }
 }
