@@ -3,46 +3,7 @@ import { decodeBase64url, encodeBase64url } from '../../../relay/clients/base64u
 import { ConsumerClient, CONSUMER_REFUSAL_CLOSE_CODE, type ConsumerClientOptions, type ConsumerCloseInfo } from '../../../relay/clients/consumer-client.js';
 import { answerConsumerHello, type E2EChannel } from '../../../relay/clients/e2e.js';
 import { generateAuthorityKey, type AuthorityKey } from '../../../relay/clients/keys.js';
-import type { WebSocketLike } from '../../../relay/clients/socket.js';
-
-/** A scripted bridge end of the Consumer's WebSocket. */
-class FakeSocket implements WebSocketLike {
-  readyState = 1;
-  readonly sent: Record<string, unknown>[] = [];
-  closedWith: { code: number | undefined; reason: string | undefined } | undefined;
-  readonly url: string;
-  readonly #listeners = new Map<string, ((event: never) => void)[]>();
-  constructor(url: string) {
-    this.url = url;
-  }
-  send(data: string): void {
-    this.sent.push(JSON.parse(data) as Record<string, unknown>);
-  }
-  close(code?: number, reason?: string): void {
-    this.closedWith = { code, reason };
-    this.readyState = 3;
-  }
-  addEventListener(type: string, listener: (event: never) => void): void {
-    this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), listener]);
-  }
-  push(message: unknown): void {
-    for (const listener of this.#listeners.get('message') ?? []) {
-      (listener as (event: unknown) => void)({ data: typeof message === 'string' ? message : JSON.stringify(message) });
-    }
-  }
-  drop(code: number, reason = ''): void {
-    this.readyState = 3;
-    for (const listener of this.#listeners.get('close') ?? []) (listener as (event: unknown) => void)({ code, reason });
-  }
-}
-
-const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await flush();
-  expect(condition()).toBe(true);
-}
-
-const SID = 'c2Vzc2lvbi0wMDAwMDAwMA';
+import { FakeSocket, SID, until } from './fake-socket.js';
 
 function setup(authorityId: string, options: Partial<ConsumerClientOptions> = {}) {
   let socket: FakeSocket | undefined;
