@@ -30,8 +30,12 @@ export interface RunAccess {
   readonly workflowName: string;
   /** This plugin's state as persisted in snapshot.json `plugins`. */
   pluginState(plugin: string): JsonValue | undefined;
-  /** Persists the state atomically in snapshot.json before returning. */
-  setPluginState(plugin: string, value: JsonValue): void;
+  /**
+   * Persists the state atomically in snapshot.json before returning; fsynced
+   * unless `durable: false` (progress such as usage, which the next durable
+   * write of the run carries anyway).
+   */
+  setPluginState(plugin: string, value: JsonValue, options?: { readonly durable?: boolean }): void;
   /**
    * Appends `entry` to events.jsonl, then (after it is persisted) emits
    * `event` on the kernel's event hook. Best-effort like every event.

@@ -41,7 +41,8 @@ export function createRunAccess(record: RunRecord, activeMs: () => number): RunA
     runDir: record.runDir,
     workflowName: workflow.name,
     pluginState: (plugin: string) => record.snapshot.plugins[plugin],
-    setPluginState: (plugin: string, value: Parameters<RunAccess['setPluginState']>[1]) => record.setPluginState(plugin, value),
+    setPluginState: (plugin: string, value: Parameters<RunAccess['setPluginState']>[1], options?: { readonly durable?: boolean }) =>
+      record.setPluginState(plugin, value, options),
     recordEvent: (entry: Parameters<RunAccess['recordEvent']>[0], event?: Parameters<RunAccess['recordEvent']>[1]) => record.recordEvent(entry, event),
     activeMs,
   });

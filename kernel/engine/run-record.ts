@@ -147,10 +147,10 @@ export class RunRecord {
     }
   }
 
-  setPluginState(plugin: string, value: RunSnapshot['plugins'][string]): void {
+  setPluginState(plugin: string, value: RunSnapshot['plugins'][string], options: { durable?: boolean } = {}): void {
     this.update((draft) => {
       draft.plugins = { ...draft.plugins, [plugin]: value };
-    });
+    }, options);
   }
 
   setProposal(id: string, proposal: ProposalRecord): void {

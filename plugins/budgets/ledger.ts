@@ -39,8 +39,9 @@ export class Ledger {
     return this.state.usage;
   }
 
-  persist(): void {
-    this.#access.setPluginState(PLUGIN_NAME, stateJson(this.state));
+  /** Usage is progress: charges are written without fsync; halts, settlements and adjustments are durable. */
+  persist(options: { durable?: boolean } = {}): void {
+    this.#access.setPluginState(PLUGIN_NAME, stateJson(this.state), options);
   }
 
   watch(session: WatchedSession): void {
@@ -92,7 +93,7 @@ export class Ledger {
   #settled(): void {
     const crossed = this.softReached().filter((dimension) => this.state.softCrossed[dimension] !== this.state.version);
     for (const dimension of crossed) this.state.softCrossed[dimension] = this.state.version;
-    this.persist();
+    this.persist({ durable: false });
     if (crossed.length === 0) return;
     for (const dimension of crossed) {
       const soft = this.state.budget[dimension]?.soft ?? 0;
