@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@earendil-works/pi-coding-agent';
 import {
+  freezeWorkflowRegistry,
   loadingRegistry,
   resetWorkflowPlugins,
   resetWorkflowRegistry,
@@ -86,6 +87,8 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
     const pkg = (): PackageInfo | undefined => options.package ?? findPackage();
 
     const start = (ctx: ExtensionContext): HostSession => {
+      // Both registries freeze at session start, even when the kernel then cannot be built.
+      freezeWorkflowRegistry();
       kernel = buildHostKernel({
         ...(options.plugins === undefined ? {} : { plugins: options.plugins() }),
         known: options.known ?? readPluginManifest(pkg()?.root),

@@ -78,6 +78,7 @@ export function fakeContext(cwd: string, usage?: ContextUsage): ExtensionContext
     sessionManager: { getSessionId: () => 's1', getSessionFile: () => undefined },
     hasUI: false,
     mode: 'print',
+    isProjectTrusted: () => false,
     getContextUsage: () => usage,
   } as unknown as ExtensionContext;
 }
