@@ -15,20 +15,12 @@ import {
   type KernelPlugin,
   type PluginDeclaration,
 } from '../../kernel/index.js';
+import { rejectionOf as rejection } from '../support/engine-harness.js';
 
 const SLOT = Symbol.for('pi-extensible-workflows.plugins');
 
 /** A fresh object each call, as each load of a plugin module makes. */
 const plugin = (declaration: PluginDeclaration): KernelPlugin => ({ ...declaration, apply: () => undefined });
-
-async function rejection(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error('expected a rejection');
-}
 
 afterEach(() => resetWorkflowPlugins());
 

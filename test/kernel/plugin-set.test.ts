@@ -10,15 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TRANSPORT_CAPABILITY, WorkflowEngine, createKernel, workflowPluginEntry, type KernelPlugin, type PluginDeclaration, type WorkflowError } from '../../kernel/index.js';
 import { echoTransportPlugin } from '../support/echo-transport.js';
-
-function thrown(fn: () => unknown): WorkflowError {
-  try {
-    fn();
-  } catch (error) {
-    return error as WorkflowError;
-  }
-  throw new Error('expected a throw');
-}
+import { thrownBy as thrown } from '../support/engine-harness.js';
 
 /** A plugin that records when it was applied. */
 function recorder(applied: string[], declaration: PluginDeclaration): KernelPlugin {
