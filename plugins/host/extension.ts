@@ -108,7 +108,12 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
           if (ctx.hasUI) ctx.ui.notify(`Workflow: ${error.message}`, 'warning');
         },
       });
-      return new HostSession({ pi, ctx, engine, kernel, cwd: resolve(ctx.cwd), sessionId: engine.sessionId, agentDir, projectTrusted });
+      try {
+        return new HostSession({ pi, ctx, engine, kernel, cwd: resolve(ctx.cwd), sessionId: engine.sessionId, agentDir, projectTrusted });
+      } catch (error) {
+        void engine.close();
+        throw error;
+      }
     };
 
     /** Idempotent: Pi may converge on shutdown from several paths. */
