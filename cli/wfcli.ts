@@ -4,7 +4,6 @@
  */
 import { parseArgs } from 'node:util';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
-import { runCommand } from './run.js';
 
 const USAGE = `usage:
   wfcli run --script <workflow.js> [--name <workflow-name>] [--input <json>] [--budget <json>] [--approve | --no-approve]
@@ -47,6 +46,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
+    // Pi's SDK loads only for a run: `wfcli relay` and usage errors stay fast.
+    const { runCommand } = await import('./run.js');
     return await runCommand(
       {
         script: values.script,
