@@ -1,10 +1,22 @@
 /** The kernel's public surface: hook points, the plugin contract, errors, settings, registry. */
 export { createKernel } from './kernel.js';
 export type { Kernel, KernelOptions } from './kernel.js';
-export type { KernelPlugin, PluginHooks, PluginKernel, TapOnly } from './plugin-api.js';
-export { tagPluginError } from './plugin-api.js';
+export type { KernelPlugin, PluginDeclaration, PluginHooks, PluginKernel, PluginProvides, TapOnly } from './plugin-api.js';
+export { TRANSPORT_CAPABILITY, tagPluginError } from './plugin-api.js';
+export { PLUGIN_DECLARATION_SCHEMA, checkDeclaration, describeMissing } from './plugin-set.js';
+export type { PluginProvider, ProvidedKind } from './plugin-set.js';
+export {
+  PLUGIN_REGISTRY_FORMAT_VERSION,
+  contributeWorkflowPlugin,
+  contributedWorkflowPlugins,
+  freezeWorkflowPlugins,
+  resetWorkflowPlugins,
+  workflowPluginEntry,
+  workflowPluginsState,
+} from './plugin-registry.js';
+export type { PluginRegistryState, WorkflowPluginEntry } from './plugin-registry.js';
 export { createHooks } from './hooks.js';
-export type { HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
+export type { DiagnoseInput, HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
 export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
 export * from './errors.js';
 export * from './states.js';

@@ -6,6 +6,7 @@
 import { WorkflowError, isWorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
+import { describeMissing } from '../plugin-set.js';
 import { loadingRegistry } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
 import { preflight, type PreflightResult } from '../preflight/index.js';
@@ -62,7 +63,18 @@ export class LaunchPrep {
     const functions = [...loadingRegistry().functions().keys()];
     const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.primitives.has(name));
     if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
-    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions });
+    const unavailable = new Map([...this.#options.kernel.unavailable('primitives')].map(([name, provider]) => [name, describeMissing(provider)]));
+    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable });
+  }
+
+  /** Every key of a request's plugin options must be read by a loaded plugin (`provides.launchOptions`). */
+  checkOptions(options: Readonly<Record<string, JsonValue>>): void {
+    for (const name of Object.keys(options)) {
+      const provider = this.#options.kernel.provider('launchOptions', name);
+      if (provider?.loaded === true) continue;
+      const why = provider === undefined ? 'no loaded plugin reads it' : `it is provided by ${describeMissing(provider)}`;
+      throw new WorkflowError('INVALID_METADATA', `Launch option "${name}" cannot be used: ${why}`, { option: name, ...(provider === undefined ? {} : { plugin: provider.plugin }) });
+    }
   }
 
   /**
@@ -87,6 +99,7 @@ export class LaunchPrep {
     snapshot?: RunSnapshot,
     extra: Pick<SegmentRequest, 'request' | 'proposal' | 'parent'> = {},
   ): Promise<Segment> {
+    if (extra.request !== undefined) this.checkOptions(extra.request);
     return beginSegment({
       ...extra,
       kernel: this.#options.kernel,

@@ -27,6 +27,8 @@ export interface PreflightOptions {
   readonly primitives: readonly string[];
   /** Registered function names (also globals, called like `await reviewLoop({...})`). */
   readonly functions: readonly string[];
+  /** Globals that plugins which are not loaded would provide, with the plugin to enable (named in the error). */
+  readonly unavailable?: ReadonlyMap<string, string>;
 }
 
 export interface CallSite {
@@ -56,7 +58,7 @@ export function preflight(source: string, options: PreflightOptions): PreflightR
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
   checkSyntax(body, lines);
-  const globals = globalsOf(options.primitives, options.functions);
+  const globals = globalsOf(options.primitives, options.functions, options.unavailable);
   const analysis = analyzeScopes(body);
   const parents = parentMap(body);
   checkNames(analysis, globals, parents, lines);

@@ -2,7 +2,7 @@
  * The extension-hooks plugin: runs the preparation and setup hooks that
  * extensions registered (spec 2) at the kernel's preparation and setup points.
  */
-import type { KernelPlugin } from '../../kernel/index.js';
+import { workflowPluginEntry, type KernelPlugin } from '../../kernel/index.js';
 import { runPreparationHooks } from './preparation.js';
 import { runSetupHooks } from './setup.js';
 
@@ -17,4 +17,5 @@ export const extensionHooksPlugin: KernelPlugin = {
   },
 };
 
-export default extensionHooksPlugin;
+/** The plugin entry (dist/plugins/extension-hooks/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(extensionHooksPlugin);

@@ -11,7 +11,7 @@
  *   its type as channel (best-effort, like every event).
  */
 import type { KernelPlugin } from '../../kernel/index.js';
-import { checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';
+import { TOOLS_PRIMITIVE, checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';
 
 export const PLUGIN_NAME = 'host';
 
@@ -30,6 +30,7 @@ export function createHostPlugin(bindings: HostBindings = {}): KernelPlugin {
   const tools = () => bindings.tools?.();
   return {
     name: PLUGIN_NAME,
+    provides: { primitives: [TOOLS_PRIMITIVE] },
     apply(kernel) {
       kernel.hooks.registry.primitives.tap(PLUGIN_NAME, (primitives) => [...primitives, toolsPrimitive(tools)]);
       kernel.hooks.preparation.launch.tap(PLUGIN_NAME, (input) => {

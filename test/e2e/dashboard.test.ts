@@ -9,7 +9,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernel, WorkflowEngine } from '../../kernel/index.js';
-import checkpointsPlugin from '../../plugins/checkpoints/index.js';
+import { checkpointsPlugin } from '../../plugins/checkpoints/index.js';
 import { echoTransportPlugin } from '../support/echo-transport.js';
 import { gated, gateStarted, release } from '../support/engine-harness.js';
 import { jsonEvents } from './support/pi-events.js';

@@ -85,9 +85,23 @@ function piEnv(home: PiHome): NodeJS.ProcessEnv {
   return { ...env, HOME: home.home, PI_CODING_AGENT_DIR: home.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' };
 }
 
+/** `wfcli` of this checkout (`npm run build` first). */
+export const WFCLI = join(REPO_ROOT, 'dist', 'cli', 'wfcli.js');
+
 /** Starts `pi <args>` in the project directory. */
 export function startPi(home: PiHome, args: readonly string[]): PiProcess {
-  const child = spawn(process.execPath, [PI_CLI, ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  return startCli(home, PI_CLI, args);
+}
+
+/** Runs `wfcli <args>` in the project directory, with the environment `pi` gets, to its end (any exit code). */
+export async function runWfcli(home: PiHome, args: readonly string[]): Promise<PiResult> {
+  const wfcli = startCli(home, WFCLI, args);
+  const guard = setTimeout(() => void wfcli.kill(), HANG_MS);
+  return wfcli.exited.finally(() => clearTimeout(guard));
+}
+
+function startCli(home: PiHome, script: string, args: readonly string[]): PiProcess {
+  const child = spawn(process.execPath, [script, ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
   live.get(home.home)?.add(child);
   let stdout = '';
   let stderr = '';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxText, fauxToolCall, type AssistantMessage, type FauxContentBlock, type FauxResponseStep } from '@earendil-works/pi-ai';
 import { createKernel, WorkflowEngine } from '../../../kernel/index.js';
-import budgetsPlugin from '../../../plugins/budgets/index.js';
+import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { checkpointsPlugin } from '../../../plugins/checkpoints/index.js';
 import { createPiTransportPlugin, RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';

@@ -10,7 +10,6 @@ import { expect } from 'vitest';
 import type { TSchema } from 'typebox';
 import type { JsonSchema, KernelPlugin } from '../../../kernel/index.js';
 import { createHostPlugin } from '../../../plugins/host/plugin.js';
-import type { DiagnosticsProvider } from '../../../plugins/host/diagnostics.js';
 import { HostEngine } from '../../../plugins/host/host-engine.js';
 import { HostSession } from '../../../plugins/host/host-session.js';
 import { WorkflowTools, type WorkflowToolSpec } from '../../../plugins/host/tools/index.js';
@@ -79,6 +78,7 @@ export function fakeContext(cwd: string, usage?: ContextUsage): ExtensionContext
     sessionManager: { getSessionId: () => 's1', getSessionFile: () => undefined },
     hasUI: false,
     mode: 'print',
+    isProjectTrusted: () => false,
     getContextUsage: () => usage,
   } as unknown as ExtensionContext;
 }
@@ -98,7 +98,7 @@ export interface HostFixture {
 
 let callCounter = 0;
 
-export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; projectTrusted?: boolean; diagnostics?: readonly DiagnosticsProvider[] } = {}): HostFixture {
+export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; projectTrusted?: boolean } = {}): HostFixture {
   const pi = fakePi();
   let host: HostSession | undefined;
   const harness = createHarness({
@@ -117,7 +117,7 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
     sessionId: harness.sessionId,
     agentDir: harness.agentDir,
     projectTrusted: options.projectTrusted ?? false,
-    ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }),
+    kernel: harness.kernel,
   });
   const session = host;
   const tools = new WorkflowTools(pi.api, () => session);

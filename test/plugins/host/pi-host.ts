@@ -1,6 +1,7 @@
 /**
  * A real in-process Pi AgentSession (SDK) with the workflow host extension
- * loaded as an inline factory, over a temporary faux agent dir. One faux
+ * and the feature plugin entries loaded as inline factories (the host builds
+ * its kernel from what the entries contributed), over a temporary faux agent dir. One faux
  * provider serves both the main session and the workflow agents, so replies
  * are routed by who asks: a request that declares `workflow_result` comes
  * from a workflow agent, any other from the main session.
@@ -18,6 +19,7 @@ import {
 import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
 import { createWorkflowHost } from '../../../src/index.js';
 import type { FauxAgentDir } from '../../support/pi-agent-dir.js';
+import { pluginEntries } from '../../support/plugin-entries.js';
 
 export type Reply = (context: TranscriptContext) => AssistantMessage;
 
@@ -68,6 +70,8 @@ export interface HostedSessionOptions {
   readonly trusted?: boolean;
   readonly sessionManager?: SessionManager;
   readonly extensions?: ExtensionFactory[];
+  /** Plugins whose entries are left out (as a package filter would). */
+  readonly without?: readonly string[];
 }
 
 export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
@@ -77,7 +81,7 @@ export async function startHostedSession(dir: FauxAgentDir, options: HostedSessi
     cwd: dir.cwd,
     agentDir: dir.agentDir,
     settingsManager,
-    resourceLoaderOptions: { extensionFactories: [host, ...(options.extensions ?? [])] },
+    resourceLoaderOptions: { extensionFactories: [host, ...pluginEntries(options.without), ...(options.extensions ?? [])] },
   });
   const model = services.modelRuntime.getModel(dir.provider, 'faux-1');
   const { session } = await createAgentSessionFromServices({
