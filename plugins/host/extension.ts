@@ -20,6 +20,7 @@ import type { ExtensionAPI, ExtensionFactory } from '@earendil-works/pi-coding-a
 import {
   createKernel,
   loadingRegistry,
+  readCodemodeTools,
   resolveAgentDir,
   settingsPaths,
   shutdownWorkflowSession,
@@ -80,7 +81,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions): Exten
         createHostPlugin({ eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel() }),
       ],
     });
-    const tools = new WorkflowTools(pi, () => session);
+    const tools = new WorkflowTools(pi, () => session, { codemodeTools: readCodemodeTools(options.agentDir ?? resolveAgentDir()) });
     tools.registerCore();
     registerWorkflowCommand(pi, () => session);
 
