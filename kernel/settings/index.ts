@@ -30,6 +30,7 @@ export {
   normalizeSettingsSelectors,
 } from './selectors.js';
 export { loadSettings } from './load.js';
+export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
 export type {
   LoadSettingsInput,
   LoadedSettings,

@@ -23,6 +23,7 @@ import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@earendil
 import {
   freezeWorkflowRegistry,
   loadingRegistry,
+  readCodemodeTools,
   resetWorkflowPlugins,
   resetWorkflowRegistry,
   resolveAgentDir,
@@ -81,7 +82,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       if (startError !== undefined) throw startError;
       return session;
     };
-    const tools = new WorkflowTools(pi, current);
+    const tools = new WorkflowTools(pi, current, { codemodeTools: readCodemodeTools(options.agentDir ?? resolveAgentDir()) });
     tools.registerCore();
     registerWorkflowCommand(pi, () => session);
     const pkg = (): PackageInfo | undefined => options.package ?? findPackage();

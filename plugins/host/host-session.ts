@@ -157,7 +157,7 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   }
 
   refusal(name: string): string | undefined {
-    return this.#executor.refusal(name, this.#pi.getActiveTools());
+    return this.#executor.refusal(name, this.#pi);
   }
 
   call(runId: string, name: string, args: JsonValue, cwd: string, signal: AbortSignal): Promise<JsonValue> {

@@ -8,9 +8,10 @@
  * - Extensions: the enabled extension entry files Pi's package manager
  *   resolves from settings, packages and the auto-discovery directories,
  *   canonicalized with realpath (extension selectors are normalized the same
- *   way). Pi 0.87.1 ships no built-in extensions, so no `builtin:` candidate
- *   exists. When the selection drops a candidate, only the selected files are
- *   loaded, so a dropped extension's code never runs.
+ *   way). On Pi 0.99+ Pi's built-in extensions are candidates too, as
+ *   `builtin:<name>` (builtins.ts); Pi 0.87 has none. When the selection
+ *   drops a candidate, only the selected files are loaded, so a dropped
+ *   extension's code never runs.
  * - Skills: the names of the skills Pi discovers, filtered in the resource
  *   loader before they reach the system prompt.
  * - Tools: Pi's built-in tools plus the tools the loaded extensions registered.

@@ -13,7 +13,7 @@ import { checkpointsPlugin } from '../../plugins/checkpoints/index.js';
 import { echoTransportPlugin } from '../support/echo-transport.js';
 import { gated, gateStarted, release } from '../support/engine-harness.js';
 import { jsonEvents } from './support/pi-events.js';
-import { createPiHome, PI_CLI, REPO_ROOT, runPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, PI_CLI, runPi, type PiHome } from './support/pi-cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { TmuxTerminal } from './tmux/terminal.js';
 
@@ -66,7 +66,7 @@ describe('/workflow in a pi process', () => {
   beforeAll(async () => {
     model = await startScriptedModel();
     pi = createPiHome(model);
-    await runPi(pi, ['install', REPO_ROOT]);
+    await installPackage(pi);
     runs = await createRuns(pi);
   });
   afterAll(async () => {

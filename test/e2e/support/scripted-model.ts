@@ -15,7 +15,8 @@ export interface MainTurn {
   readonly tools: readonly string[];
 }
 
-export type MainScript = (turn: MainTurn) => ScriptedTurn;
+/** May answer later (a promise): the main session's request stays open until then. */
+export type MainScript = (turn: MainTurn) => ScriptedTurn | Promise<ScriptedTurn>;
 
 export interface ScriptedModel {
   /** The models.json provider entry that points Pi at this server. */
@@ -24,8 +25,10 @@ export interface ScriptedModel {
   main(script: MainScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
-  /** Leaves the next request of an agent with this prompt unanswered, for good. */
-  holdNext(prompt: string): void;
+  /** The tools offered to the latest agent with this prompt. */
+  agentTools(prompt: string): readonly string[] | undefined;
+  /** Leaves the next request of an agent with this prompt unanswered: for good, or until `until` settles. */
+  holdNext(prompt: string, until?: Promise<unknown>): void;
   /** Settles once `count` agent requests with this prompt arrived. */
   waitForAgentRequest(prompt: string, count: number): Promise<void>;
   close(): Promise<void>;
@@ -52,7 +55,8 @@ function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn 
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
-  const held = new Set<string>();
+  const held = new Map<string, Promise<unknown> | undefined>();
+  const offered = new Map<string, readonly string[]>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
 
@@ -64,12 +68,18 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     // After `workflow_result` Pi stops the agent; a further request would only need an end.
     if (messages.some((message) => message.role === 'tool')) return { text: 'done' };
     counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+    offered.set(prompt, tools);
     for (const waiter of waiters.filter((entry) => entry.prompt === prompt && entry.count <= (counts.get(prompt) ?? 0))) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    if (held.delete(prompt)) return new Promise<ScriptedTurn>(() => undefined);
-    return { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done` } }] };
+    const answer: ScriptedTurn = { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done` } }] };
+    if (held.has(prompt)) {
+      const until = held.get(prompt);
+      held.delete(prompt);
+      return until === undefined ? new Promise<ScriptedTurn>(() => undefined) : until.then(() => answer);
+    }
+    return answer;
   });
 
   return {
@@ -78,7 +88,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       script = next;
     },
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
-    holdNext: (prompt) => void held.add(prompt),
+    agentTools: (prompt) => offered.get(prompt),
+    holdNext: (prompt, until) => void held.set(prompt, until),
     waitForAgentRequest: (prompt, count) =>
       (counts.get(prompt) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ prompt, count, resolve })),
     close: () => server.close(),

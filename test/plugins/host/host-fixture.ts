@@ -27,6 +27,8 @@ export interface FakePi {
   /** Resolves at the next sendMessage. */
   nextMessage(): Promise<SentMessage>;
   activeTools: string[];
+  /** What `getAllTools()` reports; by default the active tools as Pi 0.87 reports them (no `exposure`). */
+  toolInfos: { readonly name: string; readonly exposure?: string }[] | undefined;
   readonly bus: { channel: string; data: unknown }[];
   readonly handlers: Map<string, ((event: unknown, ctx: unknown) => unknown)[]>;
   readonly tools: Map<string, ToolDefinition>;
@@ -47,6 +49,7 @@ export function fakePi(): FakePi {
       for (const handler of fake.handlers.get(event.type) ?? []) await handler(event, ctx);
     },
     activeTools: ['read', 'bash', 'edit', 'write', 'workflow', 'workflow_status'],
+    toolInfos: undefined,
     nextMessage: () => waiting.promise,
     api: undefined as unknown as ExtensionAPI,
   };
@@ -59,6 +62,7 @@ export function fakePi(): FakePi {
       current.resolve(sent);
     },
     getActiveTools: () => [...fake.activeTools],
+    getAllTools: () => fake.toolInfos ?? fake.activeTools.map((name) => ({ name })),
     getThinkingLevel: () => 'low',
     events: { emit: (channel: string, data: unknown) => void fake.bus.push({ channel, data }), on: () => () => undefined },
     on(event: string, handler: (event: unknown, ctx: unknown) => unknown) {
