@@ -14,10 +14,47 @@ import {
   relayToConsumerText,
   sessionOpenText,
   welcomeText,
-  type Frame,
+  type AuthorityMessage,
+  type ConsumerMessage,
+  type Decoded,
 } from './messages.js';
 import type { RelayState } from './room-state.js';
-import { close, REASON, type Action, type AuthoritySocket, type ConsumerSocket, type SocketId } from './room-types.js';
+import { close, REASON, type Action, type AuthoritySocket, type ConsumerSocket, type Inbound, type SocketId } from './room-types.js';
+import { authorityRelayTarget, consumerRelayLane, cutSession, spliceSession, utf8Text } from './splice.js';
+
+/** A relay frame given as bytes that passed the byte-level checks: forwarded spliced, never decoded. */
+interface RawRelay {
+  readonly type: 'relay';
+  readonly raw: Uint8Array;
+  readonly signaling: boolean;
+}
+
+const TOO_LARGE = { ok: false, code: CLOSE.INVALID, reason: 'message too large' } as const;
+const NOT_UTF8 = { ok: false, code: CLOSE.INVALID, reason: 'invalid UTF-8' } as const;
+
+/** A Consumer frame: canonical relay bytes as they are, anything else fully decoded. */
+function readConsumer(core: RelayState, inbound: Inbound): Decoded<ConsumerMessage | RawRelay> {
+  const max = core.policy.maxMessageBytes;
+  if (!inbound.utf8) return decodeConsumerMessage(inbound.frame, max);
+  const bytes = inbound.frame as Uint8Array;
+  if (bytes.length > max) return TOO_LARGE;
+  const lane = consumerRelayLane(bytes);
+  if (lane !== undefined) return { ok: true, message: { type: 'relay', raw: bytes, signaling: lane.signaling } };
+  const text = utf8Text(bytes);
+  return text === undefined ? NOT_UTF8 : decodeConsumerMessage(text, max);
+}
+
+/** An Authority frame, likewise; a raw relay comes with the session it is addressed to. */
+function readAuthority(core: RelayState, inbound: Inbound): Decoded<AuthorityMessage | (RawRelay & { readonly session: string })> {
+  const max = core.policy.maxMessageBytes;
+  if (!inbound.utf8) return decodeAuthorityMessage(inbound.frame, max);
+  const bytes = inbound.frame as Uint8Array;
+  if (bytes.length > max) return TOO_LARGE;
+  const target = authorityRelayTarget(bytes);
+  if (target !== undefined) return { ok: true, message: { type: 'relay', raw: bytes, session: target.session, signaling: target.signaling } };
+  const text = utf8Text(bytes);
+  return text === undefined ? NOT_UTF8 : decodeAuthorityMessage(text, max);
+}
 
 /** A new Consumer socket (ID already validated): refused when capped or offline, else given a fresh session. */
 export function openConsumer(core: RelayState, out: Action[], socket: SocketId, authorityId: string): Action[] {
@@ -46,9 +83,9 @@ export function openConsumer(core: RelayState, out: Action[], socket: SocketId, 
   return out;
 }
 
-export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: Frame, out: Action[]): Action[] {
+export function consumerMessage(core: RelayState, state: ConsumerSocket, inbound: Inbound, out: Action[]): Action[] {
   if (!core.rates.take(state.bucket)) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
-  const decoded = decodeConsumerMessage(frame, core.policy.maxMessageBytes);
+  const decoded = readConsumer(core, inbound);
   if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
   const message = decoded.message;
   if (message.type === 'ping') {
@@ -64,12 +101,13 @@ export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: 
   if (verdict === 'exhausted') return core.close(out, state, CLOSE.RELAY_DISABLED, REASON.budget);
   const authority = core.rooms.get(state.authorityId)?.authority;
   if (authority === undefined) return core.close(out, state, CLOSE.OFFLINE, REASON.offline);
-  out.push({ type: 'send', socket: authority.id, text: relayToAuthorityText(state.session, message.data, message.signaling) });
+  const text = 'raw' in message ? spliceSession(message.raw, state.session) : relayToAuthorityText(state.session, message.data, message.signaling);
+  out.push({ type: 'send', socket: authority.id, text });
   return out;
 }
 
-export function authorityMessage(core: RelayState, state: AuthoritySocket, frame: Frame, out: Action[]): Action[] {
-  const decoded = decodeAuthorityMessage(frame, core.policy.maxMessageBytes);
+export function authorityMessage(core: RelayState, state: AuthoritySocket, inbound: Inbound, out: Action[]): Action[] {
+  const decoded = readAuthority(core, inbound);
   if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
   const message = decoded.message;
   if (message.type === 'ping' || message.type === 'pong') {
@@ -98,6 +136,7 @@ export function authorityMessage(core: RelayState, state: AuthoritySocket, frame
     return core.close(out, state, CLOSE.RELAY_DISABLED, REASON.relayDisabled);
   }
   if (verdict === 'exhausted') return core.close(out, consumer, CLOSE.RELAY_DISABLED, REASON.budget);
-  out.push({ type: 'send', socket: consumer.id, text: relayToConsumerText(message.data, message.signaling) });
+  const text = 'raw' in message ? cutSession(message.raw) : relayToConsumerText(message.data, message.signaling);
+  out.push({ type: 'send', socket: consumer.id, text });
   return out;
 }

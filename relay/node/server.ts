@@ -12,6 +12,7 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 /** Interval of WebSocket-level pings; a socket that misses one pong is dropped. */
 export const HEARTBEAT_MS = 30_000;
+const TEXT_FRAME = { binary: false } as const;
 
 export interface NodeBridgeOptions {
   /** Default 8787; 0 picks a free port. */
@@ -116,7 +117,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           const ws = sockets.get(action.socket);
           if (ws !== undefined && ws.readyState === WebSocket.OPEN) {
             cork(action.socket);
-            ws.send(action.text);
+            // A frame forwarded as the UTF-8 bytes it came in is still a text frame.
+            if (typeof action.text === 'string') ws.send(action.text);
+            else ws.send(action.text, TEXT_FRAME);
           }
           break;
         }
@@ -174,6 +177,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     maxPayload: core.policy.maxMessageBytes,
     perMessageDeflate: false,
     clientTracking: false,
+    // The core checks text frames itself (canonical relay frames are ASCII;
+    // anything else is decoded strictly, invalid UTF-8 being 4400).
+    skipUTF8Validation: true,
     WebSocket: RelaySocket,
   });
 
@@ -209,10 +215,11 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
       ws.on('error', () => {});
       ws.on('pong', () => awaitingPong.delete(ws));
       ws.on('message', (data: RawData, isBinary: boolean) => {
-        // The hot path: no closure per frame.
+        // The hot path: no closure per frame, and a text frame's bytes go to
+        // the core undecoded (it forwards canonical relay frames as bytes).
         let outcome: Outcome;
         try {
-          outcome = core.message(id, isBinary ? (data as Buffer) : (data as Buffer).toString('utf8'));
+          outcome = isBinary ? core.message(id, data as Buffer) : core.textMessage(id, data as Buffer);
         } catch (error) {
           fault(id, error);
           return;

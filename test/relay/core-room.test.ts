@@ -133,35 +133,80 @@ describe('RelayCore: Authority authentication', () => {
     expect(h.core.stats()).toMatchObject({ rooms: 0, sockets: 0, pendingAuthorities: 0 });
   });
 
-  it('a message while the signature is being checked is 4401; a close meanwhile leaves nothing behind', async () => {
-    const h = harness();
+  it('frames pipelined after auth are held and handled after ready; dropped with a bad signature; a close meanwhile leaves nothing behind', async () => {
+    const h = harness({ RATE_LIMIT_BURST: '3' });
     h.core.open('a', 'authority', KEY);
     const pending = h.core.message('a', JSON.stringify({ type: 'auth', signature: SIG }));
-    expect(closes(sync(h.core.message('a', '{"type":"ping"}')))).toEqual([['a', CLOSE.AUTH_REQUIRED]]);
+    expect(sync(h.core.message('a', '{"type":"ping"}'))).toEqual([]);
+    expect(sync(h.core.textMessage('a', new TextEncoder().encode('{"type":"ping"}')))).toEqual([]);
     h.verdicts.shift()!(true);
-    expect(await pending).toEqual([]);
+    expect(await pending).toEqual([
+      { type: 'clear_timer', socket: 'a' },
+      { type: 'send', socket: 'a', text: '{"type":"ready","sessions":[]}' },
+      { type: 'send', socket: 'a', text: '{"type":"pong"}' },
+      { type: 'send', socket: 'a', text: '{"type":"pong"}' },
+    ]);
 
-    h.core.open('b', 'authority', KEY);
-    const later = h.core.message('b', JSON.stringify({ type: 'auth', signature: SIG }));
-    expect(h.core.closed('b')).toEqual([{ type: 'clear_timer', socket: 'b' }]);
+    // A held frame that is invalid once active is answered as it would be then.
+    h.core.open('b', 'authority', OTHER);
+    const invalid = h.core.message('b', JSON.stringify({ type: 'auth', signature: SIG }));
+    sync(h.core.message('b', '{"type":"relay","session":"AAAAAAAAAAAAAAAAAAAAAA","data":""}'));
+    sync(h.core.message('b', '{"type":"ping"}'));
+    h.verdicts.shift()!(true);
+    const answered = await invalid;
+    expect(sent(answered, 'b')).toEqual([{ type: 'ready', sessions: [] }]);
+    expect(closes(answered)).toEqual([['b', CLOSE.INVALID]]);
+
+    // More than a burst of them while verifying: 4429.
+    h.core.open('c', 'authority', KEY);
+    const flooded = h.core.message('c', JSON.stringify({ type: 'auth', signature: SIG }));
+    for (let i = 0; i < 3; i++) expect(sync(h.core.message('c', '{"type":"ping"}'))).toEqual([]);
+    expect(closes(sync(h.core.message('c', '{"type":"ping"}')))).toEqual([['c', CLOSE.RATE_LIMITED]]);
+    h.verdicts.shift()!(true);
+    expect(await flooded).toEqual([]);
+
+    // A bad signature: the held frames go with the socket.
+    h.core.open('d', 'authority', KEY);
+    const forged = h.core.message('d', JSON.stringify({ type: 'auth', signature: SIG }));
+    sync(h.core.message('d', '{"type":"ping"}'));
+    h.verdicts.shift()!(false);
+    expect(await forged).toEqual([{ type: 'close', socket: 'd', code: CLOSE.FORBIDDEN, reason: 'bad signature' }, { type: 'clear_timer', socket: 'd' }]);
+
+    h.core.open('e', 'authority', KEY);
+    const later = h.core.message('e', JSON.stringify({ type: 'auth', signature: SIG }));
+    expect(h.core.closed('e')).toEqual([{ type: 'clear_timer', socket: 'e' }]);
     h.verdicts.shift()!(true);
     expect(await later).toEqual([]);
-    expect(h.core.stats()).toMatchObject({ rooms: 0, sockets: 0, pendingAuthorities: 0 });
+    expect(h.core.stats()).toMatchObject({ sockets: 1, pendingAuthorities: 0, authorities: 1 });
   });
 
-  it('first-message refusals: 4401, 4406, 4400, and 4403 for a wrong-length signature', () => {
+  it('first-message refusals follow spec 3: 4401 without authentication, 4406 for another proto, 4403 for a bad signature, 4400 for an invalid message', () => {
     const cases: [string, number][] = [
       ['{"type":"relay","data":"AA"}', CLOSE.AUTH_REQUIRED],
+      ['{"type":"ping"}', CLOSE.AUTH_REQUIRED],
+      ['{"type":"auth"}', CLOSE.AUTH_REQUIRED],
+      ['{"type":"auth","proto":1}', CLOSE.AUTH_REQUIRED],
+      ['{"type":"auth","signature":null}', CLOSE.AUTH_REQUIRED],
+      ['{"type":"auth","signature":""}', CLOSE.AUTH_REQUIRED],
       ['{"type":"auth","proto":3}', CLOSE.UNSUPPORTED_PROTO],
-      ['{"type":"auth"}', CLOSE.INVALID],
-      ['nope', CLOSE.INVALID],
+      ['{"type":"auth","proto":"1","signature":"AAAA"}', CLOSE.UNSUPPORTED_PROTO],
+      ['{"type":"auth","proto":1.5}', CLOSE.UNSUPPORTED_PROTO],
+      ['{"type":"auth","proto":null}', CLOSE.UNSUPPORTED_PROTO],
+      ['{"type":"auth","signature":42}', CLOSE.FORBIDDEN],
+      ['{"type":"auth","signature":"not base64!"}', CLOSE.FORBIDDEN],
       [JSON.stringify({ type: 'auth', signature: base64urlEncode(new Uint8Array(63)) }), CLOSE.FORBIDDEN],
+      ['nope', CLOSE.INVALID],
+      ['[]', CLOSE.INVALID],
+      ['{"signature":"AAAA"}', CLOSE.INVALID],
     ];
     for (const [frame, code] of cases) {
-      const h = harness();
-      h.core.open('a', 'authority', KEY);
-      expect(closes(sync(h.core.message('a', frame))), frame).toEqual([['a', code]]);
-      expect(h.core.stats().pendingAuthorities).toBe(0);
+      for (const asBytes of [false, true]) {
+        const h = harness();
+        h.core.open('a', 'authority', KEY);
+        const outcome = asBytes ? h.core.textMessage('a', new TextEncoder().encode(frame)) : h.core.message('a', frame);
+        expect(closes(sync(outcome)), frame).toEqual([['a', code]]);
+        expect(h.core.stats().pendingAuthorities).toBe(0);
+      }
     }
   });
 

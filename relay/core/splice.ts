@@ -1,0 +1,155 @@
+/**
+ * The relay hot path on a text frame's UTF-8 bytes, for an adapter whose
+ * WebSocket library hands frames over undecoded (Node's `ws`).
+ *
+ * A relay frame serialized the canonical way (as `JSON.stringify` writes it,
+ * and as this bridge forwards it) is checked where it lies and forwarded
+ * without being decoded to a string or serialized again: the prefix, the
+ * suffix and the base64url `data` between them are checked on the bytes, and
+ * the outbound frame is the inbound one with the session field spliced in
+ * (Consumer → Authority) or cut out (Authority → Consumer). base64url holds no
+ * quote or backslash, so a frame that passes is exactly that JSON object.
+ * Anything else returns `undefined` and takes the full decoding of
+ * `messages.ts`, which decides every refusal.
+ */
+import { BASE64URL_ALPHABET as ALPHABET, SESSION_ID_LENGTH } from './ids.js';
+
+function ascii(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
+/** `{"type":"relay",`: what both directions share before the fields that differ. */
+const SHARED = '{"type":"relay",'.length;
+const CONSUMER_PREFIX = ascii('{"type":"relay","data":"');
+const AUTHORITY_PREFIX = ascii('{"type":"relay","session":"');
+const DATA_FIELD = ascii('","data":"');
+const PLAIN_SUFFIX = ascii('"}');
+const SIGNALING_SUFFIX = ascii('","lane":"signaling"}');
+/** `"session":"<sid>",` is what one direction has and the other has not. */
+const SESSION_FIELD = AUTHORITY_PREFIX.length - SHARED + SESSION_ID_LENGTH + 2;
+const DATA_START_FROM_AUTHORITY = AUTHORITY_PREFIX.length + SESSION_ID_LENGTH + DATA_FIELD.length;
+
+/** 1 for a base64url character, by byte. */
+const IN_ALPHABET = new Uint8Array(256);
+/** The 6-bit value of each base64url character, by byte. */
+const VALUE = new Uint8Array(256);
+for (let i = 0; i < ALPHABET.length; i++) {
+  IN_ALPHABET[ALPHABET.charCodeAt(i)] = 1;
+  VALUE[ALPHABET.charCodeAt(i)] = i;
+}
+/**
+ * 1 when both bytes of a 16-bit unit are base64url characters, so the scan
+ * reads two bytes per step. Symmetric in its two bytes, so it does not depend
+ * on the platform's byte order. Built on first use (64 KiB).
+ */
+let pairs: Uint8Array | undefined;
+
+function pairTable(): Uint8Array {
+  if (pairs === undefined) {
+    pairs = new Uint8Array(65536);
+    for (let a = 0; a < 256; a++) {
+      if (IN_ALPHABET[a] === 0) continue;
+      for (let b = 0; b < 256; b++) pairs[a | (b << 8)] = IN_ALPHABET[b]!;
+    }
+  }
+  return pairs;
+}
+
+/** `bytes[start, end)` is canonical unpadded base64url (see `isBase64url` in ids.ts). */
+export function isBase64urlBytes(bytes: Uint8Array, start: number, end: number): boolean {
+  const length = end - start;
+  const tail = length % 4;
+  if (length < 0 || tail === 1) return false;
+  let ok = 1;
+  let i = start;
+  // Two bytes at a time through an aligned 16-bit view; a stray byte at either end alone.
+  if ((bytes.byteOffset + i) & 1 && i < end) ok &= IN_ALPHABET[bytes[i++]!]!;
+  const units = (end - i) >> 1;
+  if (units > 0) {
+    const table = pairTable();
+    const view = new Uint16Array(bytes.buffer, bytes.byteOffset + i, units);
+    for (let k = 0; k < units; k++) ok &= table[view[k]!]!;
+    i += units * 2;
+  }
+  if (i < end) ok &= IN_ALPHABET[bytes[i]!]!;
+  if (ok === 0) return false;
+  if (tail === 0) return true;
+  const last = VALUE[bytes[end - 1]!]!;
+  return tail === 2 ? (last & 0x0f) === 0 : (last & 0x03) === 0;
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array, at = 0): boolean {
+  if (bytes.length < at + prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+function endsWith(bytes: Uint8Array, suffix: Uint8Array): boolean {
+  const at = bytes.length - suffix.length;
+  return at >= 0 && startsWith(bytes, suffix, at);
+}
+
+/** Where `data` ends and whether the frame is on the signaling lane, or undefined. */
+function body(frame: Uint8Array, start: number): { end: number; signaling: boolean } | undefined {
+  let end: number;
+  let signaling: boolean;
+  if (endsWith(frame, SIGNALING_SUFFIX)) {
+    end = frame.length - SIGNALING_SUFFIX.length;
+    signaling = true;
+  } else if (endsWith(frame, PLAIN_SUFFIX)) {
+    end = frame.length - PLAIN_SUFFIX.length;
+    signaling = false;
+  } else return undefined;
+  return end >= start && isBase64urlBytes(frame, start, end) ? { end, signaling } : undefined;
+}
+
+/** A Consumer's canonical relay frame: its lane, or undefined (decode it fully). */
+export function consumerRelayLane(frame: Uint8Array): { readonly signaling: boolean } | undefined {
+  if (!startsWith(frame, CONSUMER_PREFIX)) return undefined;
+  const parsed = body(frame, CONSUMER_PREFIX.length);
+  return parsed === undefined ? undefined : { signaling: parsed.signaling };
+}
+
+/** The Consumer's frame as the Authority gets it: `"session":"<sid>",` inserted after `{"type":"relay",`. */
+export function spliceSession(frame: Uint8Array, session: string): Uint8Array {
+  const out = new Uint8Array(frame.length + SESSION_FIELD);
+  out.set(AUTHORITY_PREFIX, 0);
+  let o = AUTHORITY_PREFIX.length;
+  for (let i = 0; i < session.length; i++) out[o++] = session.charCodeAt(i);
+  out[o++] = 0x22; // "
+  out[o++] = 0x2c; // ,
+  out.set(frame.subarray(SHARED), o);
+  return out;
+}
+
+/** An Authority's canonical relay frame: its session (shape checked) and lane, or undefined. */
+export function authorityRelayTarget(frame: Uint8Array): { readonly session: string; readonly signaling: boolean } | undefined {
+  if (!startsWith(frame, AUTHORITY_PREFIX) || !startsWith(frame, DATA_FIELD, AUTHORITY_PREFIX.length + SESSION_ID_LENGTH)) return undefined;
+  if (!isBase64urlBytes(frame, AUTHORITY_PREFIX.length, AUTHORITY_PREFIX.length + SESSION_ID_LENGTH)) return undefined;
+  const parsed = body(frame, DATA_START_FROM_AUTHORITY);
+  if (parsed === undefined) return undefined;
+  let session = '';
+  for (let i = AUTHORITY_PREFIX.length; i < AUTHORITY_PREFIX.length + SESSION_ID_LENGTH; i++) session += String.fromCharCode(frame[i]!);
+  return { session, signaling: parsed.signaling };
+}
+
+/** The Authority's frame as the Consumer gets it: the session field cut out. */
+export function cutSession(frame: Uint8Array): Uint8Array {
+  const out = new Uint8Array(frame.length - SESSION_FIELD);
+  out.set(frame.subarray(0, SHARED), 0);
+  out.set(frame.subarray(SHARED + SESSION_FIELD), SHARED);
+  return out;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A text frame's bytes as a string; `undefined` when they are not UTF-8. */
+export function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
