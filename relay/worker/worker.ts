@@ -4,14 +4,14 @@
  * The worker itself keeps no state: plain HTTP is answered by the core's
  * routes, and everything about one Authority ID (its WebSocket upgrades and
  * its presence) goes to that ID's room, a Durable Object addressed by
- * `idFromName(authorityId)`. Authority IDs are validated before any object is
- * addressed, so no object exists for a malformed ID.
+ * `idFromName(authorityId)`, which accepts the WebSocket itself (hibernatable).
+ * Authority IDs are validated before any object is addressed, so no object
+ * exists for a malformed ID.
  */
 import { CLOSE, createRelayCore, isAuthorityId, pathOf, RelayPolicyError, type RelayCore } from '../core/index.js';
-import { bridgeToRoom } from './bridge.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
 import { SHARE_APP_SCRIPT } from './share-app.js';
-import { stringBindings, upgradeResponse, webSocketPair, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
+import { closeQuietly, stringBindings, upgradeResponse, webSocketPair, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
 
 export { RoomObject } from './room-object.js';
 
@@ -51,7 +51,7 @@ function room(env: WorkerEnv, authorityId: string): DurableObjectStub {
 function closedSocket(code: number, reason: string): Response {
   const [client, server] = webSocketPair();
   server.accept();
-  server.close(code, reason);
+  closeQuietly(server, code, reason);
   return upgradeResponse(client);
 }
 
@@ -67,7 +67,9 @@ async function handleRequest(request: Request, env: WorkerEnv): Promise<Response
     const decision = core.upgrade(described);
     if (!decision.accept) return toResponse(decision.response);
     if (!isAuthorityId(decision.authorityId)) return closedSocket(CLOSE.INVALID, 'invalid authority id');
-    return bridgeToRoom(await room(env, decision.authorityId).fetch(request));
+    // The room accepts the client's socket itself: its 101 response (and the
+    // socket in it) passes through untouched; nothing here lives on with it.
+    return room(env, decision.authorityId).fetch(request);
   }
   // Presence is the room's to answer (its core applies the same policy); any
   // other route, or an invalid ID, is answered here.
