@@ -35,7 +35,8 @@
  * The Node bridges run in child processes (`node bench/relay.ts --serve <kind> <env-json>`) so that
  * the clients here do not share their event loop; workerd is Miniflare's child process, read through
  * /proc. Rate limits and connection caps are lifted through the policy variables.
- * BENCH_RELAY_CPU_PROF=<dir> writes a V8 CPU profile of each Node bridge process there.
+ * BENCH_RELAY_CPU_PROF=<dir> writes a V8 CPU profile of each Node bridge process there;
+ * BENCH_RELAY_WORKER=0 leaves the worker out (Node figures only).
  */
 import '../scripts/ts-resolve.mjs';
 
@@ -49,6 +50,7 @@ const ROUNDS = Number(process.env['BENCH_RELAY_ROUNDS'] ?? 5);
 const LATENCY_SAMPLES = Number(process.env['BENCH_RELAY_LATENCY_SAMPLES'] ?? 2_000);
 const IDLE_CONSUMERS = Number(process.env['BENCH_RELAY_IDLE_CONSUMERS'] ?? 10_000);
 const WORKER_IDLE_CONSUMERS = Number(process.env['BENCH_RELAY_WORKER_IDLE_CONSUMERS'] ?? 2_000);
+const WITH_WORKER = process.env['BENCH_RELAY_WORKER'] !== '0';
 const UNLIMITED = {
   RATE_LIMIT_PER_SECOND: '1000000000',
   RATE_LIMIT_BURST: '1000000000',
@@ -342,17 +344,18 @@ async function main(): Promise<void> {
   worker = await import('../relay/worker/dev.js');
   const relay = await startServer('relay');
   const baseline = await startServer('baseline');
-  const edge = await worker.startWorkerBridge({ env: UNLIMITED });
-  const edgePid = edge.pid;
-  const edgeBridge: Bridge = { url: edge.url, cpuMs: async () => (edgePid === undefined ? NaN : worker.processStats(edgePid).cpuMs) };
+  const edge = WITH_WORKER ? await worker.startWorkerBridge({ env: UNLIMITED }) : undefined;
+  const edgePid = edge?.pid;
+  const edgeBridge: Bridge | undefined = edge && { url: edge.url, cpuMs: async () => (edgePid === undefined ? NaN : worker.processStats(edgePid).cpuMs) };
+  const noRound = { rate: NaN, cpuUs: NaN };
   try {
     // Warm all up, then alternate rounds so drift hits them alike.
     await throughput(relay, false);
     await throughput(baseline, true);
-    await throughput(edgeBridge, false);
+    if (edgeBridge) await throughput(edgeBridge, false);
     const rounds: { relay: Awaited<ReturnType<typeof throughput>>; baseline: Awaited<ReturnType<typeof throughput>>; edge: Awaited<ReturnType<typeof throughput>> }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      rounds.push({ relay: await throughput(relay, false), baseline: await throughput(baseline, true), edge: await throughput(edgeBridge, false) });
+      rounds.push({ relay: await throughput(relay, false), baseline: await throughput(baseline, true), edge: edgeBridge ? await throughput(edgeBridge, false) : noRound });
     }
     const median = (pick: (r: (typeof rounds)[number]) => number): number => quantile(rounds.map(pick), 0.5);
     report('relay_node_msgs_per_s', median((r) => r.relay.rate), 'msgs/s');
@@ -368,18 +371,21 @@ async function main(): Promise<void> {
     report('baseline_p50_ms', quantile(baselineLatency, 0.5), 'ms');
     report('baseline_p99_ms', quantile(baselineLatency, 0.99), 'ms');
 
-    report('relay_worker_msgs_per_s', median((r) => r.edge.rate), 'msgs/s');
-    report('relay_worker_vs_baseline_pct', median((r) => (100 * r.edge.rate) / r.baseline.rate), '%');
-    if (edgePid !== undefined) report('relay_worker_cpu_us_per_msg', median((r) => r.edge.cpuUs), 'us');
+    if (edgeBridge) {
+      report('relay_worker_msgs_per_s', median((r) => r.edge.rate), 'msgs/s');
+      report('relay_worker_vs_baseline_pct', median((r) => (100 * r.edge.rate) / r.baseline.rate), '%');
+      if (edgePid !== undefined) report('relay_worker_cpu_us_per_msg', median((r) => r.edge.cpuUs), 'us');
+    }
   } finally {
     await relay.stop();
     await baseline.stop();
-    await edge.close();
+    await edge?.close();
   }
 
   const memory = await nodeMemoryPerConsumer();
   report('relay_node_kb_per_conn', memory.rssKb, 'KB');
   report('relay_node_heap_kb_per_conn', memory.heapKb, 'KB');
+  if (!WITH_WORKER) return;
 
   const fresh = await worker.startWorkerBridge({ env: UNLIMITED });
   const bare = await worker.startMiniflare({

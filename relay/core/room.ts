@@ -34,6 +34,12 @@ export interface RelayCoreOptions {
   readonly random?: RandomSource;
   /** Default {@link webCryptoVerify}. */
   readonly verify?: SignatureVerifier;
+  /**
+   * Memory for the frames {@link RelayCore.textMessage} forwards as bytes
+   * (uninitialized is fine: every byte is written). Default `new Uint8Array`;
+   * a Node adapter passes `Buffer.allocUnsafe`, which slices a shared pool.
+   */
+  readonly allocate?: (size: number) => Uint8Array;
   /** The share page app shell served at `/share/{code}`. Default `sharePageHtml()` of `relay/share/page.ts`. */
   readonly sharePage?: () => string;
   /** The share app script served at `/share/app.js`. Default `shareAppScript()` of `relay/share/page.ts`. */
@@ -41,6 +47,8 @@ export interface RelayCoreOptions {
   /** Content-Security-Policy of the share page. Default `SHARE_PAGE_CSP` of `relay/share/page.ts`; `''` sends none. */
   readonly shareCsp?: string;
 }
+
+const newBytes = (size: number): Uint8Array => new Uint8Array(size);
 
 export class RelayCore {
   readonly policy: RelayPolicy;
@@ -51,7 +59,7 @@ export class RelayCore {
 
   constructor(options: RelayCoreOptions) {
     this.policy = options.policy;
-    this.#state = new RelayState(options.policy, options.now ?? Date.now, options.random ?? webCryptoRandom, options.verify ?? webCryptoVerify);
+    this.#state = new RelayState(options.policy, options.now ?? Date.now, options.random ?? webCryptoRandom, options.verify ?? webCryptoVerify, options.allocate ?? newBytes);
     this.#sharePage = options.sharePage ?? sharePageHtml;
     this.#shareScript = options.shareScript ?? shareAppScript;
     this.#shareCsp = options.shareCsp === '' ? undefined : (options.shareCsp ?? SHARE_PAGE_CSP);

@@ -101,7 +101,7 @@ export function consumerMessage(core: RelayState, state: ConsumerSocket, inbound
   if (verdict === 'exhausted') return core.close(out, state, CLOSE.RELAY_DISABLED, REASON.budget);
   const authority = core.rooms.get(state.authorityId)?.authority;
   if (authority === undefined) return core.close(out, state, CLOSE.OFFLINE, REASON.offline);
-  const text = 'raw' in message ? spliceSession(message.raw, state.session) : relayToAuthorityText(state.session, message.data, message.signaling);
+  const text = 'raw' in message ? spliceSession(message.raw, state.session, core.allocate) : relayToAuthorityText(state.session, message.data, message.signaling);
   out.push({ type: 'send', socket: authority.id, text });
   return out;
 }
@@ -136,7 +136,7 @@ export function authorityMessage(core: RelayState, state: AuthoritySocket, inbou
     return core.close(out, state, CLOSE.RELAY_DISABLED, REASON.relayDisabled);
   }
   if (verdict === 'exhausted') return core.close(out, consumer, CLOSE.RELAY_DISABLED, REASON.budget);
-  const text = 'raw' in message ? cutSession(message.raw) : relayToConsumerText(message.data, message.signaling);
+  const text = 'raw' in message ? cutSession(message.raw, core.allocate) : relayToConsumerText(message.data, message.signaling);
   out.push({ type: 'send', socket: consumer.id, text });
   return out;
 }

@@ -112,9 +112,14 @@ export function consumerRelayLane(frame: Uint8Array): { readonly signaling: bool
   return parsed === undefined ? undefined : { signaling: parsed.signaling };
 }
 
+/** Makes (uninitialized) memory for a forwarded frame. */
+export type Allocate = (size: number) => Uint8Array;
+
+const newBytes: Allocate = (size) => new Uint8Array(size);
+
 /** The Consumer's frame as the Authority gets it: `"session":"<sid>",` inserted after `{"type":"relay",`. */
-export function spliceSession(frame: Uint8Array, session: string): Uint8Array {
-  const out = new Uint8Array(frame.length + SESSION_FIELD);
+export function spliceSession(frame: Uint8Array, session: string, allocate: Allocate = newBytes): Uint8Array {
+  const out = allocate(frame.length + SESSION_FIELD);
   out.set(AUTHORITY_PREFIX, 0);
   let o = AUTHORITY_PREFIX.length;
   for (let i = 0; i < session.length; i++) out[o++] = session.charCodeAt(i);
@@ -136,8 +141,8 @@ export function authorityRelayTarget(frame: Uint8Array): { readonly session: str
 }
 
 /** The Authority's frame as the Consumer gets it: the session field cut out. */
-export function cutSession(frame: Uint8Array): Uint8Array {
-  const out = new Uint8Array(frame.length - SESSION_FIELD);
+export function cutSession(frame: Uint8Array, allocate: Allocate = newBytes): Uint8Array {
+  const out = allocate(frame.length - SESSION_FIELD);
   out.set(frame.subarray(0, SHARED), 0);
   out.set(frame.subarray(SHARED + SESSION_FIELD), SHARED);
   return out;

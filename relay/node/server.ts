@@ -74,6 +74,8 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     ...(options.policy === undefined ? { env: options.env ?? {} } : { policy: options.policy }),
     ...(options.sharePage === undefined ? {} : { sharePage: options.sharePage }),
     ...(options.shareScript === undefined ? {} : { shareScript: options.shareScript }),
+    // Forwarded frames from Node's buffer pool: no allocation of their own, and ws sends them as they are.
+    allocate: (size) => Buffer.allocUnsafe(size),
   });
   const sockets = new Map<string, WebSocket>();
   /** The TCP socket under each WebSocket, to batch writes. */
