@@ -18,6 +18,8 @@
  * relay_worker_msgs_per_s       the edge worker under workerd (Miniflare), same frames, same rounds
  * relay_worker_vs_baseline_pct  worker / forwarder (target ≥ 40)
  * relay_worker_cpu_us_per_msg   CPU time of the workerd process per message
+ * workerd_floor_msgs_per_s      a bare Durable Object that forwards Consumer frames to the Authority
+ *                               unchecked (below), same rounds: the most workerd does here
  *
  * Memory, measured from outside as the bridge process's resident set (RSS):
  * relay_node_kb_per_conn        Node adapter, per idle Consumer with 10,000 connected (after a full
@@ -42,12 +44,13 @@ import '../scripts/ts-resolve.mjs';
 
 const { fork } = await import('node:child_process');
 const { fileURLToPath } = await import('node:url');
-const { WebSocket, WebSocketServer } = await import('ws');
+const { WebSocketServer } = await import('ws');
+const { closeAll, connectAuthority, idleConsumers, latency, quantile, sleep, throughput } = await import('./relay-clients.js');
+type Bridge = import('./relay-clients.js').Bridge;
+type WS = import('./relay-clients.js').WS;
 
 const SELF = fileURLToPath(import.meta.url);
-const MESSAGES = Number(process.env['BENCH_RELAY_MESSAGES'] ?? 20_000);
 const ROUNDS = Number(process.env['BENCH_RELAY_ROUNDS'] ?? 5);
-const LATENCY_SAMPLES = Number(process.env['BENCH_RELAY_LATENCY_SAMPLES'] ?? 2_000);
 const IDLE_CONSUMERS = Number(process.env['BENCH_RELAY_IDLE_CONSUMERS'] ?? 10_000);
 const WORKER_IDLE_CONSUMERS = Number(process.env['BENCH_RELAY_WORKER_IDLE_CONSUMERS'] ?? 2_000);
 const WITH_WORKER = process.env['BENCH_RELAY_WORKER'] !== '0';
@@ -60,19 +63,12 @@ const UNLIMITED = {
 };
 
 type Kind = 'relay' | 'baseline';
-type WS = InstanceType<typeof WebSocket>;
 
 function report(name: string, value: number, unit: string): void {
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
   console.log(`BENCH ${name} ${value.toFixed(digits)} ${unit}`);
 }
 
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.round((sorted.length - 1) * q))]!;
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------- Node servers (child processes)
 
@@ -123,12 +119,6 @@ async function serve(kind: Kind, env: Record<string, string>): Promise<void> {
   send({ url });
 }
 
-/** A bridge the rounds measure: its URL and how much CPU time its process has used. */
-interface Bridge {
-  readonly url: string;
-  cpuMs(): Promise<number>;
-}
-
 interface Server extends Bridge {
   memory(): Promise<{ rss: number; heapUsed: number }>;
   stop(): Promise<void>;
@@ -155,128 +145,6 @@ function startServer(kind: Kind, env: Record<string, string> = UNLIMITED): Promi
   }));
 }
 
-// ---------------------------------------------------------------- clients
-
-function wsUrl(base: string, path: string): string {
-  return `${base.replace(/^http/, 'ws')}${path}`;
-}
-
-/** Opens a socket; `first` is its first message, listened for from the start (it may arrive with the upgrade). */
-function open(url: string): Promise<{ ws: WS; first: Promise<Record<string, unknown>> }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    const first = nextMessage(ws);
-    ws.once('open', () => resolve({ ws, first }));
-    ws.once('error', reject);
-  });
-}
-
-function nextMessage(ws: WS): Promise<Record<string, unknown>> {
-  return new Promise((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)) as Record<string, unknown>)));
-}
-
-function b64u(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64url');
-}
-
-/** An Authority (through the handshake unless `plain`: the forwarder has none) and its ID. */
-async function connectAuthority(base: string, plain: boolean): Promise<{ authority: WS; id: string }> {
-  const keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const id = b64u(new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey)));
-  const { ws: authority, first: challengeMessage } = await open(wsUrl(base, `/authority/${id}`));
-  if (!plain) {
-    const challenge = await challengeMessage;
-    const text = new TextEncoder().encode(`pi-relay-auth:1:${id}:${String(challenge['nonce'])}`);
-    const signature = b64u(new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, keys.privateKey, text)));
-    const ready = nextMessage(authority);
-    authority.send(JSON.stringify({ type: 'auth', proto: 1, signature }));
-    if ((await ready)['type'] !== 'ready') throw new Error('authority handshake failed');
-  }
-  return { authority, id };
-}
-
-/** An Authority and one Consumer. */
-async function pair(base: string, plain: boolean): Promise<{ authority: WS; consumer: WS; close(): void }> {
-  const { authority, id } = await connectAuthority(base, plain);
-  const opened = plain ? Promise.resolve({}) : nextMessage(authority);
-  const { ws: consumer, first: welcome } = await open(wsUrl(base, `/consumer/${id}`));
-  if (!plain) {
-    await welcome;
-    await opened; // session_open
-  }
-  return {
-    authority,
-    consumer,
-    close() {
-      consumer.close();
-      authority.close();
-    },
-  };
-}
-
-/** One relay frame carrying 1 KB of ciphertext. */
-const FRAME = JSON.stringify({ type: 'relay', data: b64u(crypto.getRandomValues(new Uint8Array(1024))) });
-
-/** Messages per second and the bridge's CPU time per message (µs) of one round. */
-async function throughput(bridge: Bridge, plain: boolean): Promise<{ rate: number; cpuUs: number }> {
-  const { authority, consumer, close } = await pair(bridge.url, plain);
-  try {
-    let received = 0;
-    const done = new Promise<void>((resolve, reject) => {
-      authority.on('message', () => {
-        if (++received === MESSAGES) resolve();
-      });
-      authority.once('close', (code) => reject(new Error(`authority closed (${code}) after ${received}`)));
-    });
-    const cpuBefore = await bridge.cpuMs();
-    const start = performance.now();
-    for (let i = 0; i < MESSAGES; i++) consumer.send(FRAME);
-    await done;
-    const seconds = (performance.now() - start) / 1000;
-    return { rate: MESSAGES / seconds, cpuUs: ((await bridge.cpuMs()) - cpuBefore) * 1000 / MESSAGES };
-  } finally {
-    close();
-  }
-}
-
-async function latency(base: string, plain: boolean): Promise<number[]> {
-  const { authority, consumer, close } = await pair(base, plain);
-  try {
-    const samples: number[] = [];
-    for (let i = 0; i < LATENCY_SAMPLES + 50; i++) {
-      const arrived = new Promise<number>((resolve) => authority.once('message', () => resolve(performance.now())));
-      const start = performance.now();
-      consumer.send(FRAME);
-      const end = await arrived;
-      if (i >= 50) samples.push(end - start); // the first 50 warm up
-    }
-    return samples;
-  } finally {
-    close();
-  }
-}
-
-/** Connects `count` Consumers to the room of `id` (250 at a time), each through its welcome. */
-async function idleConsumers(base: string, id: string, count: number): Promise<WS[]> {
-  const consumers: WS[] = [];
-  for (let i = 0; i < count; i += 250) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(250, count - i) }, async () => {
-        const { ws, first } = await open(wsUrl(base, `/consumer/${id}`));
-        const welcome = await first;
-        if (welcome['type'] !== 'welcome' && welcome['type'] !== 'ready') throw new Error(`consumer refused: ${JSON.stringify(welcome)}`);
-        return ws;
-      }),
-    );
-    consumers.push(...batch);
-  }
-  return consumers;
-}
-
-async function closeAll(sockets: readonly WS[]): Promise<void> {
-  await Promise.all(sockets.map((ws) => new Promise((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve(undefined) : (ws.once('close', resolve), ws.close(1000))))));
-}
-
 async function nodeMemoryPerConsumer(): Promise<{ rssKb: number; heapKb: number }> {
   const server = await startServer('relay');
   const { authority, id } = await connectAuthority(server.url, false);
@@ -301,19 +169,36 @@ type WorkerDev = typeof import('../relay/worker/dev.js');
 /** Loaded by the main process only (the Node bridge processes need none of it). */
 let worker: WorkerDev;
 
-/** A hibernatable Durable Object that only accepts sockets: what workerd itself costs per socket. */
+/**
+ * A bare hibernatable Durable Object: it accepts sockets and forwards what a
+ * Consumer sends to the room's Authority, nothing else (no checks, no state).
+ * What workerd itself costs, the floor and ceiling of any edge adapter.
+ */
 const BARE_ROOM = `
 export class Room {
   constructor(ctx) { this.ctx = ctx; }
-  fetch() {
+  fetch(request) {
+    const role = new URL(request.url).pathname.split('/')[1];
     const pair = new WebSocketPair();
-    this.ctx.acceptWebSocket(pair[1]);
-    pair[1].send('{"type":"ready"}');
+    this.ctx.acceptWebSocket(pair[1], [role]);
+    if (role === 'consumer') pair[1].send('{"type":"ready"}');
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
+  webSocketMessage(ws, message) { this.ctx.getWebSockets('authority')[0]?.send(message); }
   webSocketClose(ws, code) { ws.close(code === 1005 || code === 1006 ? 1000 : code); }
 }
 export default { fetch: (request, env) => env.ROOMS.get(env.ROOMS.idFromName('room')).fetch(request) };`;
+
+function startBareRoom(): ReturnType<WorkerDev['startMiniflare']> {
+  return worker.startMiniflare({
+    modules: true,
+    script: BARE_ROOM,
+    compatibilityDate: '2026-07-01',
+    durableObjects: { ROOMS: { className: 'Room', useSQLite: true } },
+    host: '127.0.0.1',
+    port: 0,
+  });
+}
 
 function rssKb(pid: number): number {
   return worker.processStats(pid).rssKb;
@@ -346,16 +231,26 @@ async function main(): Promise<void> {
   const baseline = await startServer('baseline');
   const edge = WITH_WORKER ? await worker.startWorkerBridge({ env: UNLIMITED }) : undefined;
   const edgePid = edge?.pid;
-  const edgeBridge: Bridge | undefined = edge && { url: edge.url, cpuMs: async () => (edgePid === undefined ? NaN : worker.processStats(edgePid).cpuMs) };
+  const bareRoom = WITH_WORKER ? await startBareRoom() : undefined;
+  const workerd = (url: string, pid: number | undefined): Bridge => ({ url, cpuMs: async () => (pid === undefined ? NaN : worker.processStats(pid).cpuMs) });
+  const edgeBridge = edge && workerd(edge.url, edgePid);
+  const bareBridge = bareRoom && workerd(bareRoom.url.origin, bareRoom.pid);
   const noRound = { rate: NaN, cpuUs: NaN };
   try {
     // Warm all up, then alternate rounds so drift hits them alike.
     await throughput(relay, false);
     await throughput(baseline, true);
     if (edgeBridge) await throughput(edgeBridge, false);
-    const rounds: { relay: Awaited<ReturnType<typeof throughput>>; baseline: Awaited<ReturnType<typeof throughput>>; edge: Awaited<ReturnType<typeof throughput>> }[] = [];
+    if (bareBridge) await throughput(bareBridge, true);
+    type Round = Awaited<ReturnType<typeof throughput>>;
+    const rounds: { relay: Round; baseline: Round; edge: Round; bare: Round }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      rounds.push({ relay: await throughput(relay, false), baseline: await throughput(baseline, true), edge: edgeBridge ? await throughput(edgeBridge, false) : noRound });
+      rounds.push({
+        relay: await throughput(relay, false),
+        baseline: await throughput(baseline, true),
+        edge: edgeBridge ? await throughput(edgeBridge, false) : noRound,
+        bare: bareBridge ? await throughput(bareBridge, true) : noRound,
+      });
     }
     const median = (pick: (r: (typeof rounds)[number]) => number): number => quantile(rounds.map(pick), 0.5);
     report('relay_node_msgs_per_s', median((r) => r.relay.rate), 'msgs/s');
@@ -375,11 +270,13 @@ async function main(): Promise<void> {
       report('relay_worker_msgs_per_s', median((r) => r.edge.rate), 'msgs/s');
       report('relay_worker_vs_baseline_pct', median((r) => (100 * r.edge.rate) / r.baseline.rate), '%');
       if (edgePid !== undefined) report('relay_worker_cpu_us_per_msg', median((r) => r.edge.cpuUs), 'us');
+      report('workerd_floor_msgs_per_s', median((r) => r.bare.rate), 'msgs/s');
     }
   } finally {
     await relay.stop();
     await baseline.stop();
     await edge?.close();
+    await bareRoom?.mf.dispose();
   }
 
   const memory = await nodeMemoryPerConsumer();
@@ -388,14 +285,7 @@ async function main(): Promise<void> {
   if (!WITH_WORKER) return;
 
   const fresh = await worker.startWorkerBridge({ env: UNLIMITED });
-  const bare = await worker.startMiniflare({
-    modules: true,
-    script: BARE_ROOM,
-    compatibilityDate: '2026-07-01',
-    durableObjects: { ROOMS: { className: 'Room', useSQLite: true } },
-    host: '127.0.0.1',
-    port: 0,
-  });
+  const bare = await startBareRoom();
   try {
     if (fresh.pid === undefined || bare.pid === undefined) {
       process.stderr.write('bench:relay: workerd process not found (/proc): worker memory figures skipped\n');
