@@ -43,13 +43,13 @@ export interface NodeBridge {
 }
 
 /**
- * `ws` closes a socket itself on a frame over `maxPayload` (1009) or invalid
- * UTF-8 (1007); the protocol says 4400 for an invalid message.
+ * `ws` closes a socket itself on a frame over `maxPayload` (1009); the
+ * protocol says 4400 for an invalid message. (It does not check UTF-8 here:
+ * the core does, see `skipUTF8Validation` below.)
  */
 class RelaySocket extends WebSocket {
   override close(code?: number, data?: string | Buffer): void {
     if (code === 1009) super.close(CLOSE.INVALID, 'message too large');
-    else if (code === 1007) super.close(CLOSE.INVALID, 'invalid UTF-8');
     else super.close(code, data);
   }
 }
