@@ -88,7 +88,16 @@ export class RoomObject {
       closeQuietly(server, (refusal ?? INTERNAL_ERROR).code, (refusal ?? INTERNAL_ERROR).reason);
       return upgradeResponse(client);
     }
-    this.#ctx.acceptWebSocket(server);
+    try {
+      this.#ctx.acceptWebSocket(server);
+    } catch (error) {
+      // The runtime's own cap on a Durable Object's sockets: undo the open, refuse the socket.
+      console.error(`relay worker: acceptWebSocket failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.#apply(this.#core.closed(id));
+      server.accept();
+      closeQuietly(server, INTERNAL_ERROR.code, INTERNAL_ERROR.reason);
+      return upgradeResponse(client);
+    }
     this.#register(id, server);
     this.#save(id);
     this.#apply(actions);
