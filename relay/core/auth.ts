@@ -5,9 +5,9 @@
  */
 import { connectionsFull } from './budget.js';
 import { base64urlDecode, NONCE_BYTES, randomBase64url, SIGNATURE_BYTES } from './ids.js';
-import { challengeText, CLOSE, decodeAuthorityFirst, readyText } from './messages.js';
+import { challengeText, CLOSE, decodeAuthorityFirst, readyText, type Frame } from './messages.js';
 import type { RelayState } from './room-state.js';
-import { close, REASON, type Action, type AuthoritySocket, type Inbound, type Outcome, type SocketId } from './room-types.js';
+import { close, REASON, type Action, type AuthoritySocket, type Outcome, type SocketId } from './room-types.js';
 import { authorityMessage } from './sessions.js';
 import { utf8Text } from './splice.js';
 
@@ -62,18 +62,18 @@ export function openAuthority(core: RelayState, out: Action[], socket: SocketId,
  * socket's next frame only after the previous event settled (the edge) gives
  * the same answers.
  */
-export function authMessage(core: RelayState, state: AuthoritySocket, inbound: Inbound, out: Action[]): Outcome {
+export function authMessage(core: RelayState, state: AuthoritySocket, frame: Frame, utf8: boolean, out: Action[]): Outcome {
   if (state.phase === 'verifying') {
     const held = (state.held ??= []);
     // Bounded like the burst they would be charged to once active.
     if (held.length >= core.policy.rateLimitBurst) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
-    held.push(inbound);
+    held.push({ frame, utf8 });
     return out;
   }
   if (!core.rates.take(state.bucket)) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
-  const frame = inbound.utf8 ? utf8Text(inbound.frame as Uint8Array) : inbound.frame;
-  if (frame === undefined) return core.close(out, state, CLOSE.INVALID, 'invalid UTF-8');
-  const decoded = decodeAuthorityFirst(frame, core.policy.maxMessageBytes);
+  const text = utf8 ? utf8Text(frame as Uint8Array) : frame;
+  if (text === undefined) return core.close(out, state, CLOSE.INVALID, 'invalid UTF-8');
+  const decoded = decodeAuthorityFirst(text, core.policy.maxMessageBytes);
   if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
   if (decoded.message.type !== 'auth') return core.close(out, state, CLOSE.AUTH_REQUIRED, REASON.authRequired);
   const signature = base64urlDecode(decoded.message.signature);
@@ -121,7 +121,7 @@ function authenticated(core: RelayState, state: AuthoritySocket, ok: boolean): A
   state.held = undefined;
   for (const inbound of held ?? []) {
     if (core.sockets.get(state.id) !== state) break;
-    authorityMessage(core, state, inbound, out);
+    authorityMessage(core, state, inbound.frame, inbound.utf8, out);
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { isAuthorityId, webCryptoRandom, type RandomSource } from './ids.js';
 import { CLOSE, type Frame } from './messages.js';
 import type { RelayPolicy } from './policy.js';
 import { RelayState } from './room-state.js';
-import { close, REASON, type Action, type Inbound, type Outcome, type RelayStats, type Role, type SocketId } from './room-types.js';
+import { close, REASON, type Action, type Outcome, type RelayStats, type Role, type SocketId } from './room-types.js';
 import { authorityMessage, consumerMessage, openConsumer } from './sessions.js';
 import { restoreSocket, snapshotOf, type SocketSnapshot } from './snapshot.js';
 
@@ -108,7 +108,7 @@ export class RelayCore {
    * Returns a promise only while an Authority's signature is being verified.
    */
   message(socket: SocketId, frame: Frame): Outcome {
-    return this.#dispatch(socket, { frame, utf8: false });
+    return this.#dispatch(socket, frame, false);
   }
 
   /**
@@ -119,16 +119,16 @@ export class RelayCore {
    * unless it is held for an Authority whose signature is being checked.
    */
   textMessage(socket: SocketId, utf8: Uint8Array): Outcome {
-    return this.#dispatch(socket, { frame: utf8, utf8: true });
+    return this.#dispatch(socket, utf8, true);
   }
 
-  #dispatch(socket: SocketId, inbound: Inbound): Outcome {
+  #dispatch(socket: SocketId, frame: Frame, utf8: boolean): Outcome {
     const state = this.#state.sockets.get(socket);
     if (state === undefined) return [];
     const out: Action[] = [];
-    if (state.role === 'consumer') return consumerMessage(this.#state, state, inbound, out);
-    if (state.phase === 'active') return authorityMessage(this.#state, state, inbound, out);
-    return authMessage(this.#state, state, inbound, out);
+    if (state.role === 'consumer') return consumerMessage(this.#state, state, frame, utf8, out);
+    if (state.phase === 'active') return authorityMessage(this.#state, state, frame, utf8, out);
+    return authMessage(this.#state, state, frame, utf8, out);
   }
 
   /** The socket closed (by the peer, the network, or after a `close` action). Unknown sockets are ignored. */

@@ -17,10 +17,11 @@ import {
   type AuthorityMessage,
   type ConsumerMessage,
   type Decoded,
+  type Frame,
 } from './messages.js';
 import type { RelayState } from './room-state.js';
-import { close, REASON, type Action, type AuthoritySocket, type ConsumerSocket, type Inbound, type SocketId } from './room-types.js';
-import { authorityRelayTarget, consumerRelayLane, cutSession, spliceSession, utf8Text } from './splice.js';
+import { close, REASON, type Action, type AuthoritySocket, type ConsumerSocket, type SocketId } from './room-types.js';
+import { authorityRelayTarget, consumerRelayLane, cutSession, NOT_CANONICAL, SIGNALING_LANE, spliceSession, utf8Text } from './splice.js';
 
 /** A relay frame given as bytes that passed the byte-level checks: forwarded spliced, never decoded. */
 interface RawRelay {
@@ -32,23 +33,26 @@ interface RawRelay {
 const TOO_LARGE = { ok: false, code: CLOSE.INVALID, reason: 'message too large' } as const;
 const NOT_UTF8 = { ok: false, code: CLOSE.INVALID, reason: 'invalid UTF-8' } as const;
 
-/** A Consumer frame: canonical relay bytes as they are, anything else fully decoded. */
-function readConsumer(core: RelayState, inbound: Inbound): Decoded<ConsumerMessage | RawRelay> {
+/**
+ * A Consumer frame: canonical relay bytes as they are (the hot path, no
+ * wrapper), anything else fully decoded. `utf8`: `frame` is a text frame's bytes.
+ */
+function readConsumer(core: RelayState, frame: Frame, utf8: boolean): Decoded<ConsumerMessage> | RawRelay {
   const max = core.policy.maxMessageBytes;
-  if (!inbound.utf8) return decodeConsumerMessage(inbound.frame, max);
-  const bytes = inbound.frame as Uint8Array;
+  if (!utf8) return decodeConsumerMessage(frame, max);
+  const bytes = frame as Uint8Array;
   if (bytes.length > max) return TOO_LARGE;
   const lane = consumerRelayLane(bytes);
-  if (lane !== undefined) return { ok: true, message: { type: 'relay', raw: bytes, signaling: lane.signaling } };
+  if (lane !== NOT_CANONICAL) return { type: 'relay', raw: bytes, signaling: lane === SIGNALING_LANE };
   const text = utf8Text(bytes);
   return text === undefined ? NOT_UTF8 : decodeConsumerMessage(text, max);
 }
 
 /** An Authority frame, likewise; a raw relay comes with the session it is addressed to. */
-function readAuthority(core: RelayState, inbound: Inbound): Decoded<AuthorityMessage | (RawRelay & { readonly session: string })> {
+function readAuthority(core: RelayState, frame: Frame, utf8: boolean): Decoded<AuthorityMessage | (RawRelay & { readonly session: string })> {
   const max = core.policy.maxMessageBytes;
-  if (!inbound.utf8) return decodeAuthorityMessage(inbound.frame, max);
-  const bytes = inbound.frame as Uint8Array;
+  if (!utf8) return decodeAuthorityMessage(frame, max);
+  const bytes = frame as Uint8Array;
   if (bytes.length > max) return TOO_LARGE;
   const target = authorityRelayTarget(bytes);
   if (target !== undefined) return { ok: true, message: { type: 'relay', raw: bytes, session: target.session, signaling: target.signaling } };
@@ -83,11 +87,13 @@ export function openConsumer(core: RelayState, out: Action[], socket: SocketId, 
   return out;
 }
 
-export function consumerMessage(core: RelayState, state: ConsumerSocket, inbound: Inbound, out: Action[]): Action[] {
+export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: Frame, utf8: boolean, out: Action[]): Action[] {
   if (!core.rates.take(state.bucket)) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
-  const decoded = readConsumer(core, inbound);
-  if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
-  const message = decoded.message;
+  const decoded = readConsumer(core, frame, utf8);
+  let message: ConsumerMessage | RawRelay;
+  if ('raw' in decoded) message = decoded;
+  else if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
+  else message = decoded.message;
   if (message.type === 'ping') {
     out.push({ type: 'send', socket: state.id, text: PONG_TEXT });
     return out;
@@ -106,8 +112,8 @@ export function consumerMessage(core: RelayState, state: ConsumerSocket, inbound
   return out;
 }
 
-export function authorityMessage(core: RelayState, state: AuthoritySocket, inbound: Inbound, out: Action[]): Action[] {
-  const decoded = readAuthority(core, inbound);
+export function authorityMessage(core: RelayState, state: AuthoritySocket, frame: Frame, utf8: boolean, out: Action[]): Action[] {
+  const decoded = readAuthority(core, frame, utf8);
   if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
   const message = decoded.message;
   if (message.type === 'ping' || message.type === 'pong') {

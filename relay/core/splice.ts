@@ -41,8 +41,9 @@ for (let i = 0; i < ALPHABET.length; i++) {
 }
 /**
  * 1 when both bytes of a 16-bit unit are base64url characters, so the scan
- * reads two bytes per step. Symmetric in its two bytes, so it does not depend
- * on the platform's byte order. Built on first use (64 KiB).
+ * reads four bytes per step and looks each half up here. Symmetric in its two
+ * bytes, so it does not depend on the platform's byte order. Built on first
+ * use (64 KiB).
  */
 let pairs: Uint8Array | undefined;
 
@@ -64,16 +65,19 @@ export function isBase64urlBytes(bytes: Uint8Array, start: number, end: number):
   if (length < 0 || tail === 1) return false;
   let ok = 1;
   let i = start;
-  // Two bytes at a time through an aligned 16-bit view; a stray byte at either end alone.
-  if ((bytes.byteOffset + i) & 1 && i < end) ok &= IN_ALPHABET[bytes[i++]!]!;
-  const units = (end - i) >> 1;
-  if (units > 0) {
+  // Four bytes at a time through an aligned 32-bit view; the stray bytes at either end one by one.
+  while ((bytes.byteOffset + i) & 3 && i < end) ok &= IN_ALPHABET[bytes[i++]!]!;
+  const words = (end - i) >> 2;
+  if (words > 0) {
     const table = pairTable();
-    const view = new Uint16Array(bytes.buffer, bytes.byteOffset + i, units);
-    for (let k = 0; k < units; k++) ok &= table[view[k]!]!;
-    i += units * 2;
+    const view = new Uint32Array(bytes.buffer, bytes.byteOffset + i, words);
+    for (let k = 0; k < words; k++) {
+      const word = view[k]!;
+      ok &= table[word & 0xffff]! & table[word >>> 16]!;
+    }
+    i += words * 4;
   }
-  if (i < end) ok &= IN_ALPHABET[bytes[i]!]!;
+  while (i < end) ok &= IN_ALPHABET[bytes[i++]!]!;
   if (ok === 0) return false;
   if (tail === 0) return true;
   const last = VALUE[bytes[end - 1]!]!;
@@ -91,25 +95,30 @@ function endsWith(bytes: Uint8Array, suffix: Uint8Array): boolean {
   return at >= 0 && startsWith(bytes, suffix, at);
 }
 
-/** Where `data` ends and whether the frame is on the signaling lane, or undefined. */
-function body(frame: Uint8Array, start: number): { end: number; signaling: boolean } | undefined {
+/** Where `data` ends (the suffix is either lane's), or -1 when the frame is not canonical. */
+function dataEnd(frame: Uint8Array, start: number): number {
   let end: number;
-  let signaling: boolean;
-  if (endsWith(frame, SIGNALING_SUFFIX)) {
-    end = frame.length - SIGNALING_SUFFIX.length;
-    signaling = true;
-  } else if (endsWith(frame, PLAIN_SUFFIX)) {
-    end = frame.length - PLAIN_SUFFIX.length;
-    signaling = false;
-  } else return undefined;
-  return end >= start && isBase64urlBytes(frame, start, end) ? { end, signaling } : undefined;
+  if (endsWith(frame, SIGNALING_SUFFIX)) end = frame.length - SIGNALING_SUFFIX.length;
+  else if (endsWith(frame, PLAIN_SUFFIX)) end = frame.length - PLAIN_SUFFIX.length;
+  else return -1;
+  return end >= start && isBase64urlBytes(frame, start, end) ? end : -1;
 }
 
-/** A Consumer's canonical relay frame: its lane, or undefined (decode it fully). */
-export function consumerRelayLane(frame: Uint8Array): { readonly signaling: boolean } | undefined {
-  if (!startsWith(frame, CONSUMER_PREFIX)) return undefined;
-  const parsed = body(frame, CONSUMER_PREFIX.length);
-  return parsed === undefined ? undefined : { signaling: parsed.signaling };
+function signalingEnd(frame: Uint8Array, end: number): boolean {
+  return frame.length - end === SIGNALING_SUFFIX.length;
+}
+
+/** Lanes of a canonical relay frame, as {@link consumerRelayLane} reports them. */
+export const NOT_CANONICAL = -1;
+export const PLAIN_LANE = 0;
+export const SIGNALING_LANE = 1;
+
+/** A Consumer's canonical relay frame: its lane, or {@link NOT_CANONICAL} (decode it fully). A number: this runs per frame. */
+export function consumerRelayLane(frame: Uint8Array): number {
+  if (!startsWith(frame, CONSUMER_PREFIX)) return NOT_CANONICAL;
+  const end = dataEnd(frame, CONSUMER_PREFIX.length);
+  if (end < 0) return NOT_CANONICAL;
+  return signalingEnd(frame, end) ? SIGNALING_LANE : PLAIN_LANE;
 }
 
 /** Makes (uninitialized) memory for a forwarded frame. */
@@ -133,11 +142,11 @@ export function spliceSession(frame: Uint8Array, session: string, allocate: Allo
 export function authorityRelayTarget(frame: Uint8Array): { readonly session: string; readonly signaling: boolean } | undefined {
   if (!startsWith(frame, AUTHORITY_PREFIX) || !startsWith(frame, DATA_FIELD, AUTHORITY_PREFIX.length + SESSION_ID_LENGTH)) return undefined;
   if (!isBase64urlBytes(frame, AUTHORITY_PREFIX.length, AUTHORITY_PREFIX.length + SESSION_ID_LENGTH)) return undefined;
-  const parsed = body(frame, DATA_START_FROM_AUTHORITY);
-  if (parsed === undefined) return undefined;
+  const end = dataEnd(frame, DATA_START_FROM_AUTHORITY);
+  if (end < 0) return undefined;
   let session = '';
   for (let i = AUTHORITY_PREFIX.length; i < AUTHORITY_PREFIX.length + SESSION_ID_LENGTH; i++) session += String.fromCharCode(frame[i]!);
-  return { session, signaling: parsed.signaling };
+  return { session, signaling: signalingEnd(frame, end) };
 }
 
 /** The Authority's frame as the Consumer gets it: the session field cut out. */
