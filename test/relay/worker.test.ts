@@ -132,21 +132,33 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
   });
 });
 
-describe('relay bridge (edge worker): MAX_CONNECTIONS counts the sockets of one room', () => {
-  let bridge: WorkerBridge;
+/**
+ * A worker bridge for one describe block, and sockets to it that are ended
+ * after the block. `closeTimeout`: see TestSocket.
+ */
+function workerBridge(env: Record<string, string>, closeTimeout?: number): { url(): string; connect(path: string): TestSocket } {
+  let bridge: WorkerBridge | undefined;
   const sockets: TestSocket[] = [];
   beforeAll(async () => {
-    bridge = await startWorkerBridge({ env: { MAX_CONNECTIONS: '3' } });
+    bridge = await startWorkerBridge({ env });
   });
   afterAll(async () => {
-    for (const socket of sockets) socket.close();
-    await bridge.close();
+    for (const socket of sockets) socket.ws.terminate();
+    await bridge?.close();
   });
-  const connect = (path: string): TestSocket => {
-    const socket = new TestSocket(wsUrl(bridge.url, path));
-    sockets.push(socket);
-    return socket;
+  const url = (): string => bridge!.url;
+  return {
+    url,
+    connect(path) {
+      const socket = new TestSocket(wsUrl(url(), path), {}, closeTimeout);
+      sockets.push(socket);
+      return socket;
+    },
   };
+}
+
+describe('relay bridge (edge worker): MAX_CONNECTIONS counts the sockets of one room', () => {
+  const { connect } = workerBridge({ MAX_CONNECTIONS: '3' });
 
   it('a full room refuses the next socket with 4429 while other rooms accept theirs', async () => {
     const full = await newAuthorityKey();
@@ -170,21 +182,8 @@ describe('relay bridge (edge worker): MAX_CONNECTIONS counts the sockets of one 
 });
 
 describe('relay bridge (edge worker): how sockets end', () => {
-  let bridge: WorkerBridge;
-  const sockets: TestSocket[] = [];
-  beforeAll(async () => {
-    bridge = await startWorkerBridge({ env: { MAX_CONSUMERS_PER_AUTHORITY: '2' } });
-  });
-  afterAll(async () => {
-    for (const socket of sockets) socket.ws.terminate();
-    await bridge.close();
-  });
-  /** A client that waits 30 s for the server to end the TCP connection after the closing handshake (ws's default). */
-  const patient = (path: string): TestSocket => {
-    const socket = new TestSocket(wsUrl(bridge.url, path), {}, 30_000);
-    sockets.push(socket);
-    return socket;
-  };
+  // Clients that wait 30 s for the server to end the TCP connection after the closing handshake (ws's default).
+  const { connect: patient } = workerBridge({ MAX_CONSUMERS_PER_AUTHORITY: '2' }, 30_000);
 
   it('refused as they connect, or having spoken, sockets are closed at once; one that never spoke gets its close frame at once and the client ends the connection (workerd)', async () => {
     const offline = patient(`/consumer/${(await newAuthorityKey()).id}`);
