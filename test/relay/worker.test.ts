@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startWorkerBridge, type WorkerBridge } from '../../relay/worker/dev.js';
+import { startMiniflare, startWorkerBridge, type WorkerBridge } from '../../relay/worker/dev.js';
 import { authText, b64u, httpJson, newAuthorityKey, randomBytes, TestSocket, wsUrl, type AuthorityKey } from './behaviour/client.js';
 import { defineBehaviourSuite } from './behaviour/suite.js';
 
@@ -212,5 +212,59 @@ describe('relay bridge (edge worker): how sockets end', () => {
     expect(silent.ws.readyState).toBe(WebSocket.CLOSING);
     silent.ws.terminate();
     expect((await silent.closedWithin()).code).toBe(4404);
+  });
+});
+
+describe('workerd (pinned): closing a hibernatable socket from another socket\'s event, in a bare Durable Object', () => {
+  // The runtime behaviour docs/relay-worker.md ("Closing a silent socket") works around, without the relay.
+  const script = `
+export class Room {
+  constructor(ctx) { this.ctx = ctx; }
+  fetch(request) {
+    const role = new URL(request.url).pathname.slice(1);
+    const pair = new WebSocketPair();
+    if (role === 'plain') pair[1].accept(); else this.ctx.acceptWebSocket(pair[1], [role]);
+    if (role === 'plain') this.plain = pair[1];
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+  webSocketMessage(ws, message) {
+    if (message !== 'kick') return ws.send('ok');
+    for (const target of this.ctx.getWebSockets('target')) target.close(4404, 'kicked');
+    this.plain?.close(4404, 'kicked');
+  }
+  webSocketClose(ws, code) { ws.close(code === 1005 || code === 1006 ? 1000 : code); }
+}
+export default { fetch: (request, env) => env.ROOMS.get(env.ROOMS.idFromName('room')).fetch(request) };`;
+  let mf: Awaited<ReturnType<typeof startMiniflare>>['mf'] | undefined;
+  let url = '';
+  const sockets: TestSocket[] = [];
+  beforeAll(async () => {
+    const started = await startMiniflare({ modules: true, script, compatibilityDate: '2026-07-01', durableObjects: { ROOMS: { className: 'Room', useSQLite: true } }, host: '127.0.0.1', port: 0 });
+    mf = started.mf;
+    url = started.url.origin;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.ws.terminate();
+    await mf?.dispose();
+  });
+  const open = async (role: string): Promise<TestSocket> => {
+    const socket = new TestSocket(wsUrl(url, `/${role}`), {}, 30_000);
+    sockets.push(socket);
+    await socket.opened;
+    return socket;
+  };
+
+  it('a socket that never sent a frame gets the close frame but keeps its connection; one that spoke, or a non-hibernatable one, is closed', async () => {
+    const silent = await open('target');
+    const spoke = await open('target');
+    spoke.send('hello');
+    expect(await spoke.next()).toBe('ok');
+    const plain = await open('plain');
+    const kicker = await open('kicker');
+    kicker.send('kick');
+    expect((await spoke.closedWithin()).code).toBe(4404);
+    expect((await plain.closedWithin()).code).toBe(4404);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(silent.ws.readyState).toBe(WebSocket.CLOSING);
   });
 });
