@@ -20,7 +20,7 @@
  */
 import { createRelayCore, type Action, type Outcome, type RelayCore, type SocketId } from '../core/index.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
-import { closeQuietly, stringBindings, upgradeResponse, webSocketPair, type DurableObjectState, type ServerWebSocket } from './runtime.js';
+import { closedSocketResponse, closeQuietly, stringBindings, upgradeResponse, webSocketPair, type DurableObjectState, type ServerWebSocket } from './runtime.js';
 
 /** A socket's attachment: its core socket ID and the core's snapshot; `null` once the bridge closed it. */
 interface Attachment {
@@ -73,30 +73,25 @@ export class RoomObject {
     if (!isWebSocketUpgrade(request)) return toResponse(this.#core.http(described));
     const decision = this.#core.upgrade(described);
     if (!decision.accept) return toResponse(decision.response);
-    const [client, server] = webSocketPair();
     const id = crypto.randomUUID();
-    let actions: Action[] | undefined;
+    let actions: Action[];
     try {
       actions = this.#core.open(id, decision.role, decision.authorityId);
     } catch (error) {
       console.error(`relay worker: open failed: ${error instanceof Error ? error.message : String(error)}`);
+      return closedSocketResponse(INTERNAL_ERROR.code, INTERNAL_ERROR.reason);
     }
-    const refusal = actions === undefined ? INTERNAL_ERROR : refusalOf(actions, id);
-    if (actions === undefined || refusal !== undefined) {
-      // Refused as it connects: closed in this request, never hibernatable.
-      server.accept();
-      closeQuietly(server, (refusal ?? INTERNAL_ERROR).code, (refusal ?? INTERNAL_ERROR).reason);
-      return upgradeResponse(client);
-    }
+    // Refused as it connects: closed in this request, never hibernatable.
+    const refusal = refusalOf(actions, id);
+    if (refusal !== undefined) return closedSocketResponse(refusal.code, refusal.reason);
+    const [client, server] = webSocketPair();
     try {
       this.#ctx.acceptWebSocket(server);
     } catch (error) {
       // The runtime's own cap on a Durable Object's sockets: undo the open, refuse the socket.
       console.error(`relay worker: acceptWebSocket failed: ${error instanceof Error ? error.message : String(error)}`);
       this.#apply(this.#core.closed(id));
-      server.accept();
-      closeQuietly(server, INTERNAL_ERROR.code, INTERNAL_ERROR.reason);
-      return upgradeResponse(client);
+      return closedSocketResponse(INTERNAL_ERROR.code, INTERNAL_ERROR.reason);
     }
     this.#register(id, server);
     this.#save(id);

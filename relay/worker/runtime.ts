@@ -72,3 +72,11 @@ export function closeQuietly(ws: WebSocket, code: number, reason: string): void 
     // Already closed.
   }
 }
+
+/** Answers a WebSocket upgrade with a socket accepted here (not hibernatable) and closed at once: how a refused client learns why. */
+export function closedSocketResponse(code: number, reason: string): Response {
+  const [client, server] = webSocketPair();
+  server.accept();
+  closeQuietly(server, code, reason);
+  return upgradeResponse(client);
+}

@@ -11,7 +11,7 @@
 import { CLOSE, createRelayCore, isAuthorityId, pathOf, RelayPolicyError, type RelayCore } from '../core/index.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
 import { SHARE_APP_SCRIPT } from './share-app.js';
-import { closeQuietly, stringBindings, upgradeResponse, webSocketPair, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
+import { closedSocketResponse, stringBindings, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
 
 export { RoomObject } from './room-object.js';
 
@@ -47,14 +47,6 @@ function room(env: WorkerEnv, authorityId: string): DurableObjectStub {
   return env.ROOMS.get(env.ROOMS.idFromName(authorityId));
 }
 
-/** Accepts the upgrade only to close it at once: how a socket learns that its path was invalid. */
-function closedSocket(code: number, reason: string): Response {
-  const [client, server] = webSocketPair();
-  server.accept();
-  closeQuietly(server, code, reason);
-  return upgradeResponse(client);
-}
-
 const PRESENCE = /^\/presence\/([^/]*)$/;
 
 async function handleRequest(request: Request, env: WorkerEnv): Promise<Response> {
@@ -66,7 +58,7 @@ async function handleRequest(request: Request, env: WorkerEnv): Promise<Response
   if (isWebSocketUpgrade(request)) {
     const decision = core.upgrade(described);
     if (!decision.accept) return toResponse(decision.response);
-    if (!isAuthorityId(decision.authorityId)) return closedSocket(CLOSE.INVALID, 'invalid authority id');
+    if (!isAuthorityId(decision.authorityId)) return closedSocketResponse(CLOSE.INVALID, 'invalid authority id');
     // The room accepts the client's socket itself: its 101 response (and the
     // socket in it) passes through untouched; nothing here lives on with it.
     return room(env, decision.authorityId).fetch(request);
