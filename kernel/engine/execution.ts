@@ -376,7 +376,7 @@ export class RunExecution implements FunctionHost {
   }
 
   #primitive(primitive: PrimitiveDefinition, member: string | undefined, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    const deps = { run: this.run, runDir: this.#record.runDir, signal: this.#abort.signal, access: this.#access, decisions: this.#decisions, scopeCwds: this.#scopeCwds };
+    const deps = { run: this.run, runDir: this.#record.runDir, phase: () => this.#record.snapshot.phase, signal: this.#abort.signal, access: this.#access, decisions: this.#decisions, scopeCwds: this.#scopeCwds };
     const step = primitiveStep(primitive, member, site, scope, args, deps);
     return this.#step(
       scope,

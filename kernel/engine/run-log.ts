@@ -4,7 +4,7 @@
  * `calls.jsonl` (call metadata). Neither is read for replay, so a failed write
  * is dropped rather than failing the run.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonValue } from '../json.js';
 
@@ -36,4 +36,32 @@ export function appendRunEvent(runDir: string, entry: Record<string, JsonValue>)
 
 export function appendCallRecord(runDir: string, entry: Record<string, JsonValue>): void {
   append(runDir, CALLS_FILE, entry);
+}
+
+/**
+ * The lines of one run log that `accept` (an ajv validator) takes, in write
+ * order; a line that does not parse or fit (a torn last line, a newer
+ * writer) is skipped and its 1-based number reported. A missing file is empty.
+ */
+export function readRunLog<T>(runDir: string, file: string, accept: (value: unknown) => boolean): { readonly lines: readonly T[]; readonly skipped: readonly number[] } {
+  let text: string;
+  try {
+    text = readFileSync(join(runDir, file), 'utf8');
+  } catch {
+    return { lines: [], skipped: [] };
+  }
+  const lines: T[] = [];
+  const skipped: number[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return void skipped.push(index + 1);
+    }
+    if (accept(value)) lines.push(value as T);
+    else skipped.push(index + 1);
+  });
+  return { lines, skipped };
 }

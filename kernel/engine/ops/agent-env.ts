@@ -98,6 +98,7 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     cwd: place.cwd,
     access: deps.access,
     runDir: record.runDir,
+    ...(phase === undefined ? {} : { phase }),
     agentDir: deps.agentDir,
     projectTrusted: deps.projectTrusted,
     settings: deps.settings,

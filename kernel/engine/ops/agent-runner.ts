@@ -20,6 +20,7 @@ import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } f
 import { initialPreparation } from './agent-options.js';
 import { ChildAgents } from './nested-agents.js';
 import type { RunAccess } from '../../contracts/run-access.js';
+import { failedCall, recordCall, type AgentAttemptRecord, type CallStatus } from '../call-records.js';
 
 export interface AgentRequest {
   readonly prompt: string;
@@ -40,6 +41,8 @@ export interface AgentRunEnv {
   readonly cwd: string;
   readonly access: RunAccess;
   readonly runDir: string;
+  /** The run's phase when the agent was created. */
+  readonly phase?: string;
   readonly agentDir: string;
   readonly projectTrusted: boolean;
   readonly settings: Readonly<Record<string, JsonValue>>;
@@ -178,6 +181,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     const turnControl =
       attempt === 1 ? undefined : `Attempt ${attempt} of ${attempts}. The previous attempt failed: ${messageOf(lastError)}. Finish the task and submit the result with the workflow_result tool.`;
     const release = await env.admit(signal);
+    const attemptStart = { startedAt: new Date().toISOString(), usage };
     let session: WorkflowSession | undefined = env.handleSessions?.get(request.configKey);
     let keep = false;
     const children = new ChildAgents(
@@ -247,8 +251,10 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         env.handleSessions.set(request.configKey, session);
         keep = true;
       }
+      recordAttempt(env, request, config, attempt, attemptStart, usage, { status: 'completed' });
       return { value, usage };
     } catch (error) {
+      recordAttempt(env, request, config, attempt, attemptStart, usage, failedCall(error));
       lastError = error;
       if (isFinal(error) || attempt === attempts) throw error;
     } finally {
@@ -261,6 +267,32 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     }
   }
   throw lastError;
+}
+
+/** One attempt's calls.jsonl record: its model, timing and the usage it added (descendants included). */
+function recordAttempt(
+  env: AgentRunEnv,
+  request: AgentRequest,
+  config: FrozenAgentConfiguration,
+  attempt: number,
+  start: { readonly startedAt: string; readonly usage: AgentUsage },
+  usage: AgentUsage,
+  end: { readonly status: CallStatus; readonly code?: string },
+): void {
+  recordCall<AgentAttemptRecord>(env.runDir, {
+    op: 'agent',
+    key: request.agentId,
+    agentId: request.agentId,
+    attempt,
+    label: config.label,
+    model: config.model === '' ? null : config.model,
+    path: [...request.identity.structuralPath],
+    phase: env.phase ?? null,
+    startedAt: start.startedAt,
+    endedAt: new Date().toISOString(),
+    ...end,
+    usage: { inputTokens: usage.inputTokens - start.usage.inputTokens, outputTokens: usage.outputTokens - start.usage.outputTokens, costUsd: usage.costUsd - start.usage.costUsd },
+  });
 }
 
 /** Runs an agent and records its final state through its environment. */

@@ -11,10 +11,13 @@ import { writeEvidence } from '../../store/index.js';
 import type { Decisions } from '../decisions.js';
 import type { Scope } from '../keys.js';
 import type { ScopeCwds } from '../scope-cwds.js';
+import { failedCall, recordCall, type PrimitiveCallRecord } from '../call-records.js';
 
 export interface PrimitiveDeps {
   readonly run: WorkflowRunContext;
   readonly runDir: string;
+  /** The run's current phase, recorded with each performed call. */
+  phase(): string | undefined;
   readonly signal: AbortSignal;
   readonly access: RunAccess;
   readonly decisions: Decisions;
@@ -52,14 +55,24 @@ export function primitiveStep(
     if (inner !== undefined) deps.scopeCwds.set([...scope, `${primitive.name}:${String(args[0])}`], inner);
     return value;
   };
+  const what = member === undefined ? primitive.name : `${primitive.name}.${member}`;
   return {
-    what: member === undefined ? primitive.name : `${primitive.name}.${member}`,
+    what,
     replay(key, value) {
       primitive.replay?.(value, call(key), context(key));
       return enter(value);
     },
     async perform(key) {
-      const value = JSON.parse(JSON.stringify((await primitive.run(call(key), context(key))) ?? null)) as JsonValue;
+      // Spec 1 "Rules": the call's metadata only, never its arguments or value; a failure by its code.
+      const record = { op: 'primitive' as const, key, name: what, path: [...scope], phase: deps.phase() ?? null, startedAt: new Date().toISOString() };
+      let value: JsonValue;
+      try {
+        value = JSON.parse(JSON.stringify((await primitive.run(call(key), context(key))) ?? null)) as JsonValue;
+      } catch (error) {
+        recordCall<PrimitiveCallRecord>(deps.runDir, { ...record, endedAt: new Date().toISOString(), ...failedCall(error) });
+        throw error;
+      }
+      recordCall<PrimitiveCallRecord>(deps.runDir, { ...record, endedAt: new Date().toISOString(), status: 'completed' });
       return enter(value);
     },
   };

@@ -5,7 +5,8 @@
 import spawn, { SubprocessError } from 'nano-spawn';
 import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
 import type { ShellResult } from '../../contracts/function-context.js';
-import { appendCallRecord, prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
+import { prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
+import { failedCall, recordCall, type ShellCallRecord } from '../call-records.js';
 
 export interface ShellRequest {
   readonly command: string;
@@ -72,7 +73,7 @@ export interface ShellCallPlace {
 export async function recordedShell(request: ShellRequest, place: ShellCallPlace): Promise<ShellResult> {
   const metadata = {
     key: place.key,
-    op: 'shell',
+    op: 'shell' as const,
     path: [...place.scope],
     phase: place.phase ?? null,
     startedAt: new Date().toISOString(),
@@ -86,10 +87,10 @@ export async function recordedShell(request: ShellRequest, place: ShellCallPlace
     if (size > place.maxValueBytes) {
       throw new WorkflowError('RPC_LIMIT_EXCEEDED', `shell output of ${size} bytes exceeds the ${place.maxValueBytes}-byte RPC limit`);
     }
-    appendCallRecord(place.runDir, {
+    recordCall<ShellCallRecord>(place.runDir, {
       ...metadata,
       endedAt: new Date().toISOString(),
-      status: 'completed',
+      status: 'completed' as const,
       exitCode: value.exitCode,
       stdout: prefix(value.stdout, RECORDED_PREFIX_BYTES),
       stderr: prefix(value.stderr, RECORDED_PREFIX_BYTES),
@@ -97,7 +98,7 @@ export async function recordedShell(request: ShellRequest, place: ShellCallPlace
     return value;
   } catch (error) {
     const failure = isWorkflowError(error) ? error : new WorkflowError('SHELL_FAILED', messageOf(error));
-    appendCallRecord(place.runDir, { ...metadata, endedAt: new Date().toISOString(), status: 'failed', code: failure.code, error: prefix(failure.message, RECORDED_PREFIX_BYTES) });
+    recordCall<ShellCallRecord>(place.runDir, { ...metadata, endedAt: new Date().toISOString(), ...failedCall(failure), error: prefix(failure.message, RECORDED_PREFIX_BYTES) });
     throw failure;
   }
 }

@@ -1,0 +1,28 @@
+/**
+ * Reading a run's `events.jsonl` (log messages, phases, warnings, plugin
+ * events such as budget entries) for inspectors. Every line is checked with
+ * ajv for the two fields every entry has (`type`, `at`); a line that does not
+ * parse or fit is skipped and counted, never fatal.
+ */
+import { createAjv } from '../json-schema.js';
+import type { JsonValue } from '../json.js';
+import { EVENTS_FILE, readRunLog } from './run-log.js';
+
+export interface RunEventLine {
+  readonly type: string;
+  /** ISO time the entry was written. */
+  readonly at: string;
+  readonly [field: string]: JsonValue;
+}
+
+const validate = createAjv().compile({
+  type: 'object',
+  required: ['type', 'at'],
+  properties: { type: { type: 'string', minLength: 1 }, at: { type: 'string' } },
+});
+
+/** The run's events in write order; a missing file is none. */
+export function readRunEvents(runDir: string): { readonly entries: readonly RunEventLine[]; readonly skipped: readonly number[] } {
+  const { lines, skipped } = readRunLog<RunEventLine>(runDir, EVENTS_FILE, validate);
+  return { entries: lines, skipped };
+}
