@@ -16,6 +16,7 @@ import type { PrimitiveDefinition } from './contracts/primitive.js';
 import type { LoadedSettings } from './settings/load.js';
 import type { WorkflowError } from './errors.js';
 import type { ApprovedProposal, PluginEvent, RunAccess, RunEventEntry, RunRef } from './contracts/run-access.js';
+import type { EngineInput, WorkflowSubcommand } from './contracts/subcommand.js';
 
 export type { RunRef } from './contracts/run-access.js';
 
@@ -141,6 +142,10 @@ export function createHooks() {
       reset: new SyncHook<[]>([], 'registry.reset'),
       /** Collect script primitives contributed by plugins, once per engine. A throwing tap fails engine creation. */
       primitives: new SyncWaterfallHook<[readonly PrimitiveDefinition[]]>(['primitives'], 'registry.primitives'),
+      /** Notify: an engine was built on this kernel; plugins that serve its runs (a viewer, a widget) keep it. A throwing tap fails engine creation. */
+      engine: new SyncHook<[EngineInput]>(['input'], 'registry.engine'),
+      /** Collect the `/workflow <name>` subcommands loaded plugins handle. A throwing tap fails the command. */
+      commands: new SyncWaterfallHook<[readonly WorkflowSubcommand[]]>(['commands'], 'registry.commands'),
     }),
     preparation: Object.freeze({
       /** Before run creation: reject the launch (UNKNOWN_TOOL, UNKNOWN_MODEL) or snapshot per-launch state. First error aborts the launch. */

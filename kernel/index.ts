@@ -34,6 +34,7 @@ export type * from './contracts/preparation.js';
 export type * from './contracts/setup.js';
 export type * from './contracts/transport.js';
 export type * from './contracts/primitive.js';
+export type * from './contracts/subcommand.js';
 export type { ApprovedProposal, PluginEvent, ProposalRecord, RunAccess, RunEventEntry } from './contracts/run-access.js';
 export { WorkflowEngine } from './engine/engine.js';
 export type { EngineOptions, RunHandle, RunOutcome, StopResult } from './engine/engine.js';

@@ -37,6 +37,8 @@ import { persistSegment, type Segment } from './segment.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+import { checkSubcommands } from './subcommands.js';
+import type { WorkflowSubcommand } from '../contracts/subcommand.js';
 
 export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
@@ -51,6 +53,7 @@ export class WorkflowEngine {
   readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle; readonly record: RunRecord }>();
   /** The session-wide ceiling of active agents, shared by every run of this engine. */
   readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
+  readonly #closeListeners: (() => void | Promise<void>)[] = [];
 
   constructor(options: EngineOptions) {
     this.#options = options;
@@ -58,6 +61,12 @@ export class WorkflowEngine {
     this.sessionId = options.sessionId;
     this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
     this.#prep = new LaunchPrep(options);
+    options.kernel.hooks.registry.engine.call({ engine: this, onClose: (listener) => void this.#closeListeners.push(listener) });
+  }
+
+  /** The `/workflow` subcommands the kernel's plugins claim, checked. @throws CONFIG_ERROR */
+  subcommands(): readonly WorkflowSubcommand[] {
+    return checkSubcommands(this.#options.kernel.hooks.registry.commands.call([]));
   }
 
   #emit = (event: WorkflowEvent): void => {
@@ -393,6 +402,7 @@ export class WorkflowEngine {
   async close(): Promise<void> {
     await Promise.all([...this.#live.values()].map((live) => live.execution.interrupt()));
     await this.#pool.close();
+    await Promise.allSettled(this.#closeListeners.splice(0).map(async (listener) => listener()));
   }
 }
 

@@ -47,7 +47,13 @@ function report(pi: ExtensionAPI, ctx: ExtensionCommandContext, text: string, le
 
 async function workflowCommand(pi: ExtensionAPI, view: WorkflowHostView | undefined, args: string, ctx: ExtensionCommandContext): Promise<void> {
   if (view === undefined) return report(pi, ctx, 'The workflow runtime has not started in this session', 'error');
-  // Spec rule 6: the subcommand stays even though the viewer is not there.
+  // A loaded plugin may claim the subcommand (the trajectory viewer); spec rule 6: `trajectory` stays without it.
+  const [name = '', ...rest] = args.split(/\s+/);
+  const claimed = name === '' ? undefined : view.engine.subcommands().find((command) => command.name === name);
+  if (claimed) {
+    const answer = await claimed.run({ args: rest.join(' '), engine: view.engine, cwd: view.cwd, interactive: ctx.hasUI });
+    return report(pi, ctx, answer.text, answer.level);
+  }
   if (args === 'trajectory') return report(pi, ctx, TRAJECTORY_DISABLED, 'info');
   if (args !== '') {
     const how = ctx.hasUI ? 'run /workflow and pick a run for its actions' : 'without a UI, use the workflow tools (workflow_resume, workflow_stop, workflow_respond)';
