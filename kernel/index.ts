@@ -15,6 +15,8 @@ export {
   workflowPluginsState,
 } from './plugin-registry.js';
 export type { PluginRegistryState, WorkflowPluginEntry } from './plugin-registry.js';
+export { agentTree, pathLevels } from './agent-tree.js';
+export type { AgentTreeNode, PathLevel } from './agent-tree.js';
 export { createHooks } from './hooks.js';
 export type { DiagnoseInput, HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
 export { startWorkflowSession, shutdownWorkflowSession } from './session.js';

@@ -5,7 +5,7 @@
  * breadcrumbs. Creation order is kept everywhere; a nested child sits under
  * the agent that spawned it.
  */
-import type { AgentSummary, RunState, StatusSummary } from '../../../kernel/index.js';
+import { agentTree, type AgentSummary, type AgentTreeNode, type RunState, type StatusSummary } from '../../../kernel/index.js';
 import { agentCounts, usageText } from './describe.js';
 
 export type DashboardRow =
@@ -18,47 +18,7 @@ export function isSelectable(row: DashboardRow): boolean {
   return row.kind === 'root' || row.kind === 'agent';
 }
 
-/** One display level of a structural segment, keyed by everything before it. */
-interface Level {
-  readonly key: string;
-  readonly text: string;
-}
-
-const FUNCTION_SEGMENT = /^fn:([^#]+)(#\d+)?$/;
-
-/**
- * The display levels of an agent's path. `parallel:<name>/<key>` and
- * `pipeline:<name>/<key>/<stage>` split into their parts, `fn:` segments show
- * the agent's breadcrumb entry (an invoke label or `name#2`), scope
- * primitives show as `withWorktree <name>`.
- */
-export function pathLevels(path: readonly string[], breadcrumb: readonly string[] = []): Level[] {
-  const levels: Level[] = [];
-  let key = '';
-  let functions = 0;
-  const push = (part: string, text: string): void => {
-    key = `${key}/${part}`;
-    levels.push({ key, text });
-  };
-  for (const segment of path) {
-    const fn = FUNCTION_SEGMENT.exec(segment);
-    const colon = segment.indexOf(':');
-    const kind = colon < 0 ? '' : segment.slice(0, colon);
-    const rest = colon < 0 ? segment : segment.slice(colon + 1);
-    if (fn) {
-      push(segment, `ƒ ${breadcrumb[functions] ?? `${fn[1]}${fn[2] ?? ''}`}`);
-      functions += 1;
-    } else if (kind === 'parallel' || kind === 'pipeline') {
-      const [name = '', item = '', stage] = rest.split('/');
-      push(`${kind}:${name}`, `${kind} ${name}`);
-      push(item, item);
-      if (kind === 'pipeline' && stage !== undefined) push(stage, `stage ${Number(stage) + 1}`);
-    } else {
-      push(segment, colon < 0 ? segment : `${kind} ${rest}`);
-    }
-  }
-  return levels;
-}
+export { pathLevels } from '../../../kernel/index.js';
 
 export function agentText(agent: AgentSummary): string {
   const parts = [agent.label, agent.state];
@@ -75,60 +35,16 @@ export function rootText(run: StatusSummary): string {
   return parts.join(' · ');
 }
 
-interface Node {
-  readonly text: string;
-  readonly kind: 'phase' | 'group' | 'agent';
-  readonly agent?: AgentSummary;
-  readonly children: Map<string, Node>;
-}
-
-function child(parent: Node, key: string, make: () => Node): Node {
-  let node = parent.children.get(key);
-  if (!node) {
-    node = make();
-    parent.children.set(key, node);
-  }
-  return node;
-}
-
 /** Rows in display order: the root, then a depth-first walk of phases, groups and agents. */
 export function dashboardRows(run: StatusSummary): DashboardRow[] {
-  const top: Node = { text: '', kind: 'group', children: new Map() };
-  const byId = new Map(run.agents.map((agent) => [agent.id, agent]));
-  const agentNodes = new Map<string, Node>();
-  // A corrupt parent chain (a cycle) must not hang the dashboard: such an agent is placed by its path.
-  const placing = new Set<string>();
-  const place = (agent: AgentSummary): Node => {
-    const known = agentNodes.get(agent.id);
-    if (known) return known;
-    placing.add(agent.id);
-    const parent = agent.parentId === undefined ? undefined : byId.get(agent.parentId);
-    let container: Node;
-    if (parent && !placing.has(parent.id)) {
-      container = place(parent);
-    } else {
-      container = agent.phase === undefined ? top : child(top, `phase:${agent.phase}`, () => ({ text: `phase ${agent.phase}`, kind: 'phase', children: new Map() }));
-      for (const level of pathLevels(agent.path, agent.breadcrumb)) {
-        container = child(container, level.key, () => ({ text: level.text, kind: 'group', children: new Map() }));
-      }
-    }
-    const node: Node = { text: agentText(agent), kind: 'agent', agent, children: new Map() };
-    placing.delete(agent.id);
-    agentNodes.set(agent.id, node);
-    container.children.set(`agent:${agent.id}`, node);
-    return node;
-  };
-  for (const agent of run.agents) place(agent);
-
   const rows: DashboardRow[] = [{ kind: 'root', depth: 0, text: rootText(run), state: run.state }];
-  const walk = (node: Node, depth: number): void => {
-    for (const next of node.children.values()) {
-      if (next.agent) rows.push({ kind: 'agent', depth, text: next.text, agent: next.agent });
-      else rows.push({ kind: next.kind === 'phase' ? 'phase' : 'group', depth, text: next.text });
-      walk(next, depth + 1);
+  const walk = (nodes: readonly AgentTreeNode[], depth: number): void => {
+    for (const node of nodes) {
+      rows.push(node.kind === 'agent' ? { kind: 'agent', depth, text: agentText(node.agent), agent: node.agent } : { kind: node.kind, depth, text: node.text });
+      walk(node.children, depth + 1);
     }
   };
-  walk(top, 1);
+  walk(agentTree(run.agents), 1);
   return rows;
 }
 
