@@ -5,9 +5,8 @@
  * extensions. Hosts map "may call" onto their own tool registration (Pi:
  * `exposure`, docs/tools.md "codemodeTools").
  */
-import { readFileSync } from 'node:fs';
-import { settingsPaths } from './paths.js';
-import { DEFAULT_SETTINGS, validateSettingsFile, type CodemodeTools } from './schema.js';
+import { readGlobalSettingsFile } from './global-file.js';
+import { DEFAULT_SETTINGS, type CodemodeTools } from './schema.js';
 
 /** The tools `read-only` leaves callable. */
 export const CODEMODE_READ_ONLY_TOOLS: readonly string[] = Object.freeze(['workflow_status', 'workflow_catalog', 'subagents_inspect']);
@@ -26,17 +25,7 @@ export function codemodeAllows(setting: CodemodeTools, tool: string): boolean {
  * launches report the file's CONFIG_ERROR.
  */
 export function readCodemodeTools(agentDir: string): CodemodeTools {
-  const { globalPath } = settingsPaths(agentDir, agentDir);
-  let text: string;
-  try {
-    text = readFileSync(globalPath, 'utf8');
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? DEFAULT_SETTINGS.codemodeTools : 'none';
-  }
-  try {
-    const data = validateSettingsFile(JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text) as unknown, 'global', globalPath);
-    return data.codemodeTools ?? DEFAULT_SETTINGS.codemodeTools;
-  } catch {
-    return 'none';
-  }
+  const read = readGlobalSettingsFile(agentDir);
+  if (read.state === 'missing') return DEFAULT_SETTINGS.codemodeTools;
+  return read.state === 'read' ? (read.data.codemodeTools ?? DEFAULT_SETTINGS.codemodeTools) : 'none';
 }

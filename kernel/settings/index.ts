@@ -31,6 +31,8 @@ export {
 } from './selectors.js';
 export { loadSettings } from './load.js';
 export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
+export { readGlobalSettingsFile } from './global-file.js';
+export type { GlobalSettingsRead } from './global-file.js';
 export type {
   LoadSettingsInput,
   LoadedSettings,
