@@ -79,6 +79,13 @@ const shareApp = {
   output: { file: 'dist/relay/share/app.js', format: 'es' },
 };
 
+// The trajectory viewer's browser app: one self-contained file the viewer
+// serves as /<token>/app.js (plugins/trajectory/page.ts).
+const trajectoryApp = {
+  input: 'build/plugins/trajectory/web/app.js',
+  output: { file: 'dist/trajectory/app.js', format: 'es' },
+};
+
 // The edge worker for wrangler (wrangler.toml `main`): one ES module with the
 // share app embedded as a string, since a worker cannot read files. Built after
 // shareApp, whose output it reads.
@@ -100,4 +107,4 @@ const relayWorker = {
   output: { file: 'dist/relay/worker.js', format: 'es' },
 };
 
-export default [main, ...(existsSync(shareApp.input) ? [shareApp] : []), ...(existsSync(relayWorker.input) ? [relayWorker] : [])];
+export default [main, ...(existsSync(shareApp.input) ? [shareApp] : []), ...(existsSync(trajectoryApp.input) ? [trajectoryApp] : []), ...(existsSync(relayWorker.input) ? [relayWorker] : [])];

@@ -1,0 +1,215 @@
+/**
+ * What the viewer page shows of one run, built from its persisted files
+ * alone (snapshot.json, calls.jsonl, events.jsonl, result.json), so a
+ * finished run needs nothing else. Only safe inspection metadata goes in:
+ * never the script's arguments, agent prompts or configurations, checkpoint
+ * prompts, tool arguments or results, or shell output (spec 1 "Rules",
+ * "Events"). Logs are cut to 4 KB, the run's result to a 4 KB preview.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  agentTree,
+  LOG_LIMIT_BYTES,
+  readCallRecords,
+  readRunEvents,
+  type AgentSummary,
+  type AgentTreeNode,
+  type CallStatus,
+  type StatusSummary,
+} from '../../kernel/index.js';
+
+/** Format of the JSON the page reads (`/api/runs/<id>` and the stream). */
+export const TRAJECTORY_MODEL_VERSION = 1;
+
+/** Longest shell command prefix the page shows. */
+export const SHELL_COMMAND_CHARS = 200;
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+}
+
+export interface AttemptView {
+  readonly attempt: number;
+  readonly startedAt: string;
+  /** Absent while the attempt runs. */
+  readonly endedAt?: string;
+  readonly status: CallStatus | 'running';
+  readonly model: string | null;
+  readonly usage: Usage;
+  readonly code?: string;
+}
+
+export interface AgentView {
+  readonly id: string;
+  readonly label: string;
+  readonly state: AgentSummary['state'];
+  readonly path: readonly string[];
+  readonly breadcrumb: readonly string[];
+  readonly parentId?: string;
+  readonly phase?: string;
+  readonly usage: Usage;
+  readonly attempts: readonly AttemptView[];
+}
+
+export type TreeView = { readonly kind: 'phase' | 'group'; readonly text: string; readonly children: readonly TreeView[] } | { readonly kind: 'agent'; readonly id: string; readonly children: readonly TreeView[] };
+
+export interface CallView {
+  readonly name: string;
+  readonly path: readonly string[];
+  readonly phase: string | null;
+  readonly startedAt: string;
+  readonly endedAt: string;
+  readonly status: CallStatus;
+  readonly code?: string;
+}
+
+export interface ShellView extends CallView {
+  readonly exitCode?: number;
+}
+
+export interface TrajectoryModel {
+  readonly v: typeof TRAJECTORY_MODEL_VERSION;
+  readonly run: {
+    readonly runId: string;
+    readonly workflow: string;
+    readonly state: StatusSummary['state'];
+    readonly executing: boolean;
+    readonly launchMode: StatusSummary['launchMode'];
+    readonly phase?: string;
+    readonly createdAt: string;
+    readonly updatedAt: string;
+    readonly terminalAt?: string;
+    readonly parentRunId?: string;
+    readonly failure?: { readonly code: string; readonly message: string };
+    readonly result?: { readonly bytes: number; readonly preview: string; readonly truncated: boolean };
+  };
+  readonly tree: readonly TreeView[];
+  readonly agents: readonly AgentView[];
+  readonly calls: readonly CallView[];
+  readonly shells: readonly ShellView[];
+  readonly checkpoints: readonly { readonly name: string; readonly state: string }[];
+  readonly budget: readonly { readonly at: string; readonly kind: string; readonly dimension?: string; readonly facts: Readonly<Record<string, number>> }[];
+  readonly logs: readonly { readonly at: string; readonly message: string; readonly path: readonly string[] }[];
+  readonly phases: readonly { readonly at: string; readonly phase: string }[];
+  readonly warnings: readonly { readonly at: string; readonly message: string }[];
+  /** Lines of calls.jsonl and events.jsonl that could not be read. */
+  readonly skipped: number;
+}
+
+/** Attempt starts seen live on the event bus (agent ID → attempt → time), for attempts not yet in calls.jsonl. */
+export type LiveStarts = ReadonlyMap<string, ReadonlyMap<number, string>>;
+
+function cut(text: string, bytes: number): { text: string; truncated: boolean } {
+  const buffer = Buffer.from(text);
+  if (buffer.byteLength <= bytes) return { text, truncated: false };
+  return { text: buffer.subarray(0, bytes).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
+}
+
+function readResult(path: string): TrajectoryModel['run']['result'] {
+  try {
+    const text = readFileSync(path, 'utf8');
+    const preview = cut(text, LOG_LIMIT_BYTES);
+    return { bytes: Buffer.byteLength(text), preview: preview.text, truncated: preview.truncated };
+  } catch {
+    return undefined;
+  }
+}
+
+function treeView(nodes: readonly AgentTreeNode[]): TreeView[] {
+  return nodes.map((node) => (node.kind === 'agent' ? { kind: 'agent', id: node.agent.id, children: treeView(node.children) } : { kind: node.kind, text: node.text, children: treeView(node.children) }));
+}
+
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+const ACTIVE_AGENT = new Set(['running', 'retrying', 'waiting_for_child']);
+
+/** The recorded attempts of an agent, plus the one still running (started live, or at its last activity). */
+function attemptsOf(agent: AgentSummary, recorded: readonly AttemptView[], live: ReadonlyMap<number, string> | undefined): AttemptView[] {
+  const attempts = [...recorded].sort((a, b) => a.attempt - b.attempt);
+  const current = agent.attempts;
+  if (ACTIVE_AGENT.has(agent.state) && current > 0 && !attempts.some((attempt) => attempt.attempt === current)) {
+    const startedAt = live?.get(current) ?? agent.lastActivity;
+    attempts.push({ attempt: current, startedAt, status: 'running', model: attempts.at(-1)?.model ?? null, usage: ZERO });
+  }
+  return attempts;
+}
+
+export function buildModel(status: StatusSummary, runDir: string, live: LiveStarts = new Map()): TrajectoryModel {
+  const calls = readCallRecords(runDir);
+  const events = readRunEvents(runDir);
+  const recorded = new Map<string, AttemptView[]>();
+  const primitiveCalls: CallView[] = [];
+  const shells: ShellView[] = [];
+  for (const record of calls.records) {
+    const timing = { path: record.path, phase: record.phase, startedAt: record.startedAt, endedAt: record.endedAt, status: record.status, ...(record.code === undefined ? {} : { code: record.code }) };
+    if (record.op === 'agent') {
+      const list = recorded.get(record.agentId) ?? [];
+      list.push({ attempt: record.attempt, startedAt: record.startedAt, endedAt: record.endedAt, status: record.status, model: record.model, usage: record.usage, ...(record.code === undefined ? {} : { code: record.code }) });
+      recorded.set(record.agentId, list);
+    } else if (record.op === 'primitive') {
+      primitiveCalls.push({ name: record.name, ...timing });
+    } else {
+      shells.push({ name: cut(record.command, SHELL_COMMAND_CHARS).text, ...timing, ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }) });
+    }
+  }
+  const agents: AgentView[] = status.agents.map((agent) => ({
+    id: agent.id,
+    label: agent.label,
+    state: agent.state,
+    path: agent.path,
+    breadcrumb: agent.breadcrumb ?? [],
+    ...(agent.parentId === undefined ? {} : { parentId: agent.parentId }),
+    ...(agent.phase === undefined ? {} : { phase: agent.phase }),
+    usage: agent.usage,
+    attempts: attemptsOf(agent, recorded.get(agent.id) ?? [], live.get(agent.id)),
+  }));
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  const budget: TrajectoryModel['budget'][number][] = [];
+  const logs: TrajectoryModel['logs'][number][] = [];
+  const phases: TrajectoryModel['phases'][number][] = [];
+  const warnings: TrajectoryModel['warnings'][number][] = [];
+  for (const entry of events.entries) {
+    if (entry.type === 'log') {
+      const path = Array.isArray(entry['path']) ? entry['path'].filter((part): part is string => typeof part === 'string') : [];
+      logs.push({ at: entry.at, message: cut(text(entry['message']), LOG_LIMIT_BYTES).text, path });
+    } else if (entry.type === 'phase') {
+      phases.push({ at: entry.at, phase: text(entry['phase']) });
+    } else if (entry.type === 'budget') {
+      // Budget entries carry numbers, IDs and labels; only the numbers are shown.
+      const facts = Object.fromEntries(Object.entries(entry).filter((pair): pair is [string, number] => typeof pair[1] === 'number'));
+      budget.push({ at: entry.at, kind: text(entry['kind']), ...(typeof entry['dimension'] === 'string' ? { dimension: entry['dimension'] } : {}), facts });
+    } else if (entry.type === 'warning') {
+      warnings.push({ at: entry.at, message: cut(text(entry['message']), LOG_LIMIT_BYTES).text });
+    }
+  }
+  const result = status.state === 'completed' ? readResult(status.resultPath ?? join(runDir, 'result.json')) : undefined;
+  return {
+    v: TRAJECTORY_MODEL_VERSION,
+    run: {
+      runId: status.runId,
+      workflow: status.workflow.name,
+      state: status.state,
+      executing: status.executing,
+      launchMode: status.launchMode,
+      ...(status.phase === undefined ? {} : { phase: status.phase }),
+      createdAt: status.createdAt,
+      updatedAt: status.updatedAt,
+      ...(status.terminalAt === undefined ? {} : { terminalAt: status.terminalAt }),
+      ...(status.parentRunId === undefined ? {} : { parentRunId: status.parentRunId }),
+      ...(status.failure === undefined ? {} : { failure: { code: status.failure.code, message: cut(status.failure.message, LOG_LIMIT_BYTES).text } }),
+      ...(result === undefined ? {} : { result }),
+    },
+    tree: treeView(agentTree(status.agents)),
+    agents,
+    calls: primitiveCalls,
+    shells,
+    checkpoints: status.checkpoints.map(({ name, state }) => ({ name, state })),
+    budget,
+    logs,
+    phases,
+    warnings,
+    skipped: calls.skipped.length + events.skipped.length,
+  };
+}
