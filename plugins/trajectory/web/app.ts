@@ -20,9 +20,9 @@ function badge(state: string): HTMLElement {
 function agentLine(agent: AgentView): HTMLElement {
   const models = [...new Set(agent.attempts.map((attempt) => attempt.model).filter((model): model is string => model !== null))];
   const parts: (string | Node)[] = [el('strong', {}, [agent.label]), badge(agent.state)];
-  if (agent.attempts.length > 1) parts.push(`${agent.attempts.length} attempts`);
+  if (agent.attempts.length > 1) parts.push(el('span', {}, [`${agent.attempts.length} attempts`]));
   const usage = usageText(agent.usage);
-  if (usage !== '') parts.push(usage);
+  if (usage !== '') parts.push(el('span', {}, [usage]));
   if (models.length > 0) parts.push(el('span', { class: 'muted mono' }, [models.join(', ')]));
   return el('span', { class: 'agent-row', 'data-agent': agent.id }, parts);
 }

@@ -1,0 +1,84 @@
+/**
+ * What the background widget draws (plain text lines, no Pi imports): this
+ * session's background runs that have not ended, each with its agents
+ * grouped as /workflow groups them (kernel agentTree), and the one-line
+ * receipt left in the transcript when a run ends.
+ */
+import { AGENT_STATES, agentTree, type AgentState, type AgentSummary, type AgentTreeNode, type StatusSummary } from '../../kernel/index.js';
+
+/** Most lines the widget takes above the editor. */
+export const WIDGET_MAX_LINES = 12;
+
+/** Run states that end a background run's segment: the widget drops it and leaves a receipt. */
+export const RECEIPT_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'stopped', 'budget_exhausted']);
+
+function tokens(usage: AgentSummary['usage']): number {
+  return usage.inputTokens + usage.outputTokens;
+}
+
+function usageText(usage: AgentSummary['usage']): string {
+  return tokens(usage) === 0 && usage.costUsd === 0 ? '' : `${tokens(usage).toLocaleString('en-US')} tok · $${usage.costUsd.toFixed(4)}`;
+}
+
+function counts(agents: readonly AgentSummary[]): string {
+  if (agents.length === 0) return 'no agents';
+  const by = new Map<AgentState, number>();
+  for (const agent of agents) by.set(agent.state, (by.get(agent.state) ?? 0) + 1);
+  return `${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: ${AGENT_STATES.filter((state) => by.has(state)).map((state) => `${by.get(state)} ${state}`).join(', ')}`;
+}
+
+function agentLine(agent: AgentSummary): string {
+  return [agent.label, agent.state, ...(agent.attempts > 1 ? [`attempt ${agent.attempts}`] : []), ...(usageText(agent.usage) === '' ? [] : [usageText(agent.usage)])].join(' · ');
+}
+
+export function widgetLines(runs: readonly StatusSummary[]): string[] {
+  if (runs.length === 0) return [];
+  const lines = [`Background workflows (${runs.length})`];
+  for (const run of runs) {
+    lines.push(`◆ ${[run.workflow.name, run.runId, run.state, ...(run.phase === undefined ? [] : [`phase ${run.phase}`]), counts(run.agents)].join(' · ')}`);
+    const walk = (nodes: readonly AgentTreeNode[], depth: number): void => {
+      for (const node of nodes) {
+        lines.push(`${'  '.repeat(depth)}${node.kind === 'agent' ? agentLine(node.agent) : node.text}`);
+        walk(node.children, depth + 1);
+      }
+    };
+    walk(agentTree(run.agents), 1);
+  }
+  if (lines.length <= WIDGET_MAX_LINES) return lines;
+  return [...lines.slice(0, WIDGET_MAX_LINES - 1), `… ${lines.length - WIDGET_MAX_LINES + 1} more lines (/workflow shows every run)`];
+}
+
+/** The transcript receipt of a background run that ended. */
+export interface Receipt {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly state: string;
+  readonly agents: number;
+  readonly usage: AgentSummary['usage'];
+  readonly durationMs: number;
+  readonly code?: string;
+}
+
+export function receiptOf(run: StatusSummary): Receipt {
+  const usage = run.agents.reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  const end = Date.parse(run.terminalAt ?? run.updatedAt);
+  return {
+    runId: run.runId,
+    workflow: run.workflow.name,
+    state: run.state,
+    agents: run.agents.length,
+    usage,
+    durationMs: Math.max(0, end - Date.parse(run.createdAt)),
+    ...(run.failure === undefined ? {} : { code: run.failure.code }),
+  };
+}
+
+const MARKS: Readonly<Record<string, string>> = { completed: '✓', failed: '✗', stopped: '■', budget_exhausted: '◼' };
+
+export function receiptText(receipt: Receipt): string {
+  const seconds = receipt.durationMs < 60_000 ? `${(receipt.durationMs / 1000).toFixed(1)} s` : `${Math.round(receipt.durationMs / 60_000)} min`;
+  const parts = [`${MARKS[receipt.state] ?? '•'} Workflow ${receipt.workflow} (${receipt.runId}) ${receipt.state.replace('_', ' ')}${receipt.code === undefined ? '' : `: ${receipt.code}`}`, `${receipt.agents} ${receipt.agents === 1 ? 'agent' : 'agents'}`];
+  if (usageText(receipt.usage) !== '') parts.push(usageText(receipt.usage));
+  parts.push(seconds);
+  return parts.join(' · ');
+}

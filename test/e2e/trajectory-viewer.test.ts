@@ -1,0 +1,221 @@
+/**
+ * The trajectory viewer in headless Chromium (Debian's /usr/bin/chromium via
+ * playwright-core), on a run whose three agents are real Pi sessions on the
+ * loopback OpenAI-compatible provider: a lead that spawns a nested scout
+ * through the `agent` tool, and a flaky agent whose first attempt ends
+ * without a result and is retried. The page is opened while the run is
+ * live: it must show the tree and the bars, receive the run's completion as
+ * a live update, never show a prompt, tool argument or result anywhere in
+ * the page or its network traffic (responses and Server-Sent Events), and
+ * make a screenshot that is not blank. Requests without the token, or from
+ * another origin, are refused.
+ *
+ * TRAJECTORY_SCREENSHOT=<path> also writes the screenshot there (docs/).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpointsPlugin } from '../../plugins/checkpoints/index.js';
+import { createPiTransportPlugin } from '../../plugins/pi-transport/index.js';
+import { createTrajectoryPlugin } from '../../plugins/trajectory/index.js';
+import { createKernel, RESULT_TOOL_NAME, WorkflowEngine, type RunHandle } from '../../kernel/index.js';
+import { createTempAgentDir, type TempAgentDir } from '../support/pi-agent-dir.js';
+import { startOpenAiServer, type OpenAiServer, type RecordedRequest, type ScriptedTurn } from '../support/pi-openai-server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Text that must never reach the page: prompts, tool arguments, tool and agent results. */
+const SECRETS = ['PROMPT-LEAD-7f3a', 'PROMPT-SCOUT-91c2', 'PROMPT-FLAKY-5d0e', 'ARG-LABEL-SCOUT', 'RESULT-SCOUT-b81f', 'RESULT-LEAD-44ad', 'RESULT-FLAKY-c3e9'];
+
+function text(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('') : '';
+}
+
+interface Script {
+  readonly server: OpenAiServer;
+  /** Resolves the held second attempt of the flaky agent. */
+  release(): void;
+  readonly flakyHeld: Promise<void>;
+}
+
+/** The loopback model: answers each agent by its task, with tool calls streamed over HTTP. */
+async function startModel(): Promise<Script> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const flakyHeld = new Promise<void>((resolve) => (held = resolve));
+  let flakyAttempts = 0;
+  const respond = (request: RecordedRequest): ScriptedTurn | Promise<ScriptedTurn> => {
+    const messages = request.body.messages ?? [];
+    const task = text(messages.find((message) => message.role === 'user')?.content);
+    const tools = messages.filter((message) => message.role === 'tool').map((message) => text(message.content));
+    const usage = { promptTokens: 1200, completionTokens: 300 };
+    if (task.includes('PROMPT-SCOUT')) return { toolCalls: [{ name: RESULT_TOOL_NAME, arguments: { result: 'RESULT-SCOUT-b81f' } }], usage: { promptTokens: 800, completionTokens: 200 } };
+    if (task.includes('PROMPT-LEAD')) {
+      if (tools.length === 0) return { toolCalls: [{ name: 'agent', arguments: { prompt: 'PROMPT-SCOUT-91c2 look around ARG-LABEL-SCOUT', label: 'scout' } }], usage };
+      if (tools.length === 1) return { toolCalls: [{ name: 'get_subagent_result', arguments: { id: (JSON.parse(tools[0]!) as { id: string }).id } }], usage };
+      return { toolCalls: [{ name: RESULT_TOOL_NAME, arguments: { result: 'RESULT-LEAD-44ad' } }], usage };
+    }
+    if (task.includes('PROMPT-FLAKY')) {
+      if (tools.length > 0) return { text: 'done' };
+      flakyAttempts += 1;
+      // Attempt 1 ends without workflow_result (a failed attempt); attempt 2 waits for the test.
+      if (flakyAttempts === 1) return { text: 'I forgot to submit.', usage: { promptTokens: 500, completionTokens: 100 } };
+      held();
+      return released.then(() => ({ toolCalls: [{ name: RESULT_TOOL_NAME, arguments: { result: 'RESULT-FLAKY-c3e9' } }], usage }));
+    }
+    return { text: 'unexpected' };
+  };
+  const server = await startOpenAiServer(respond);
+  return { server, release, flakyHeld };
+}
+
+let model: Script;
+let dir: TempAgentDir;
+let engine: WorkflowEngine;
+let run: RunHandle;
+let context: BrowserContext;
+let profile: string;
+let url: string;
+
+beforeAll(async () => {
+  model = await startModel();
+  dir = createTempAgentDir({
+    providers: {
+      local: {
+        baseUrl: model.server.baseUrl,
+        api: 'openai-completions',
+        apiKey: 'test-key',
+        models: [{ id: 'local-model', name: 'Local', reasoning: false, input: ['text'], cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 }, contextWindow: 32000, maxTokens: 4096 }],
+      },
+    },
+  });
+  const kernel = createKernel({ plugins: [checkpointsPlugin, createPiTransportPlugin({ agentDir: dir.agentDir }), createTrajectoryPlugin()] });
+  engine = new WorkflowEngine({ kernel, sessionId: 'viewer-e2e', root: join(dir.root, 'runs'), agentDir: dir.agentDir, home: dir.root });
+  run = await engine.launch({
+    name: 'review',
+    cwd: dir.cwd,
+    script: `
+      phase('explore');
+      await agent('PROMPT-LEAD-7f3a: plan the review', { label: 'lead', model: 'local/local-model' });
+      phase('check');
+      log('lead finished; checking');
+      await parallel('checks', { flaky: () => agent('PROMPT-FLAKY-5d0e: check it', { label: 'checker', model: 'local/local-model', retries: 1 }) });
+      return 'three agents done';
+    `,
+  });
+  const command = engine.subcommands().find((entry) => entry.name === 'trajectory')!;
+  const answer = await command.run({ args: run.runId, engine, cwd: dir.cwd, interactive: true });
+  url = /http:\/\/\S+/.exec(answer.text)![0];
+  profile = mkdtempSync(join(tmpdir(), 'wf-chromium-'));
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true, viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  model?.release();
+  await context?.close();
+  await engine?.close();
+  await model?.server.close();
+  dir?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('the trajectory viewer in Chromium', () => {
+  it('shows the tree and the attempt bars live, receives the end as an update, never shows prompts, tool arguments or results, and screenshots', async () => {
+    const page = await context.newPage();
+    const traffic: string[] = [];
+    page.on('request', (request) => traffic.push(request.url(), request.postData() ?? ''));
+    page.on('response', (response) => {
+      if (!(response.headers()['content-type'] ?? '').startsWith('text/event-stream')) void response.text().then((body) => traffic.push(body), () => undefined);
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    cdp.on('Network.eventSourceMessageReceived', (message: { data: string }) => void traffic.push(message.data));
+
+    await Promise.race([model.flakyHeld, run.outcome.then((outcome) => Promise.reject(new Error(`the run ended early: ${JSON.stringify(outcome)}`)))]);
+    await page.goto(url);
+    // Live: the retried agent's second attempt is running, held by the model.
+    await page.waitForSelector('#timeline rect[data-status="running"]', { timeout: 30_000 });
+    expect(await page.textContent('#run .summary')).toContain('live');
+    const treeText = (await page.textContent('ul.tree.top'))!;
+    for (const part of ['phase explore', 'lead', 'scout', 'phase check', 'parallel checks', 'flaky', 'checker']) expect(treeText).toContain(part);
+    // The nested scout sits under the lead's row; the checker under its parallel group.
+    const scoutParent = await page.evaluate(() => {
+      const scout = [...document.querySelectorAll('span.agent-row > strong')].find((node) => node.textContent === 'scout');
+      return scout?.closest('li.node-agent')?.parentElement?.closest('li.node-agent')?.querySelector(':scope > span.agent-row > strong')?.textContent;
+    });
+    expect(scoutParent).toBe('lead');
+    expect(await page.locator('li.node-group li.node-agent span.agent-row strong').allTextContents()).toContain('checker');
+    const updatesBefore = Number((await page.getAttribute('body', 'data-updates')) ?? '0');
+
+    model.release();
+    await page.waitForSelector('#run[data-state="completed"]', { timeout: 30_000 });
+    expect(Number(await page.getAttribute('body', 'data-updates'))).toBeGreaterThan(updatesBefore);
+    // Bars: one per attempt on the time axis; the checker has a failed then a completed attempt.
+    const bars = await page.locator('#timeline rect').evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-agent') ?? '', rect.getAttribute('data-attempt'), rect.getAttribute('data-status'), Number(rect.getAttribute('width'))] as const));
+    expect(bars.filter(([, , status]) => status === 'completed')).toHaveLength(3);
+    expect(bars.filter(([, attempt, status]) => attempt === '1' && status === 'failed')).toHaveLength(1);
+    expect(bars.every(([, , , width]) => width >= 2)).toBe(true);
+    const checkerBars = bars.filter(([id]) => id.includes('parallel:checks'));
+    expect(checkerBars.map(([, attempt, status]) => [attempt, status])).toEqual([['1', 'failed'], ['2', 'completed']]);
+    expect(await page.locator('#timeline rect title').first().textContent()).toMatch(/local\/local-model/);
+    expect(await page.locator('#usage rect.bar-tokens').count()).toBe(3);
+    expect(await page.textContent('#result')).toContain('three agents done');
+    expect(await page.textContent('#logs')).toContain('lead finished; checking');
+
+    const html = await page.content();
+    const all = [html, await page.innerText('body'), ...traffic].join('\n');
+    expect(traffic.some((entry) => entry.includes('"state":"completed"'))).toBe(true);
+    for (const secret of SECRETS) expect(all, secret).not.toContain(secret);
+
+    const shot = await page.screenshot({ fullPage: true });
+    const out = process.env['TRAJECTORY_SCREENSHOT'];
+    if (out) writeFileSync(out, shot);
+    // Not blank: decoded in a blank page, the screenshot has many distinct colours.
+    const blank = await context.newPage();
+    const colours = await blank.evaluate(async (data) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${data}`;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const g = canvas.getContext('2d')!;
+      g.drawImage(image, 0, 0);
+      const pixels = g.getImageData(0, 0, canvas.width, canvas.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < pixels.length; i += 4 * 97) seen.add((pixels[i]! << 16) | (pixels[i + 1]! << 8) | pixels[i + 2]!);
+      return seen.size;
+    }, shot.toString('base64'));
+    expect(colours).toBeGreaterThan(20);
+    await blank.close();
+    await page.close();
+  });
+
+  it('refuses a request without the token, and a request from another origin', async () => {
+    const page = await context.newPage();
+    const { origin, pathname } = new URL(url);
+    const bare = await page.goto(`${origin}/api/runs`);
+    expect(bare?.status()).toBe(403);
+    expect(await page.textContent('body')).not.toContain(run.runId);
+    // A page of another origin (a second loopback server) fetching the API with the token.
+    const other = await startOpenAiServer(() => ({ text: '' }));
+    await page.goto(`${new URL(other.baseUrl).origin}/elsewhere`);
+    const read = await page.evaluate(async (target) => {
+      try {
+        const response = await fetch(target);
+        return `read ${response.status}`;
+      } catch (error) {
+        return `blocked ${(error as Error).name}`;
+      }
+    }, `${origin}${pathname.split('/').slice(0, 2).join('/')}/api/runs`);
+    expect(read).toMatch(/^blocked/);
+    // The server side of the refusal (an Origin that is not the viewer's gets 403) is pinned in test/plugins/trajectory/server.test.ts.
+    await other.close();
+    await page.close();
+  });
+});
