@@ -145,7 +145,7 @@ describe('the trajectory viewer in Chromium', () => {
     for (const part of ['phase explore', 'lead', 'scout', 'phase check', 'parallel checks', 'flaky', 'checker']) expect(treeText).toContain(part);
     // The nested scout sits under the lead's row; the checker under its parallel group.
     const scoutParent = await page.evaluate(() => {
-      const scout = [...document.querySelectorAll('span.agent-row > strong')].find((node) => node.textContent === 'scout');
+      const scout = Array.from(document.querySelectorAll('span.agent-row > strong')).find((node) => node.textContent === 'scout');
       return scout?.closest('li.node-agent')?.parentElement?.closest('li.node-agent')?.querySelector(':scope > span.agent-row > strong')?.textContent;
     });
     expect(scoutParent).toBe('lead');
