@@ -16,6 +16,7 @@ import {
   type AgentSummary,
   type AgentTreeNode,
   type CallStatus,
+  type PrimitiveCallRecord,
   type StatusSummary,
 } from '../../kernel/index.js';
 
@@ -56,15 +57,8 @@ export interface AgentView {
 
 export type TreeView = { readonly kind: 'phase' | 'group'; readonly text: string; readonly children: readonly TreeView[] } | { readonly kind: 'agent'; readonly id: string; readonly children: readonly TreeView[] };
 
-export interface CallView {
-  readonly name: string;
-  readonly path: readonly string[];
-  readonly phase: string | null;
-  readonly startedAt: string;
-  readonly endedAt: string;
-  readonly status: CallStatus;
-  readonly code?: string;
-}
+/** A call's metadata as calls.jsonl keeps it (`name` is the primitive, or a shell command's prefix). */
+export type CallView = Omit<PrimitiveCallRecord, 'v' | 'op' | 'key'>;
 
 export interface ShellView extends CallView {
   readonly exitCode?: number;
