@@ -14,6 +14,7 @@ import type { Segment } from '../segment.js';
 import { thawConfiguration, type FrozenAgentConfiguration } from './agent-config.js';
 import type { AgentRunEnv } from './agent-runner.js';
 import type { RunAccess } from '../../contracts/run-access.js';
+import type { AgentLease } from '../scheduler.js';
 
 export interface AgentEnvDeps {
   readonly kernel: Kernel;
@@ -25,7 +26,7 @@ export interface AgentEnvDeps {
   readonly settings: Readonly<Record<string, JsonValue>>;
   readonly handleSessions: Map<string, WorkflowSession>;
   breadcrumb(path: readonly string[]): string[];
-  admit(signal: AbortSignal): Promise<() => void>;
+  admit(signal: AbortSignal): Promise<AgentLease>;
   /** True once the segment ended: a stopped run's agents keep their persisted state. */
   ended(): boolean;
   readonly access: RunAccess;

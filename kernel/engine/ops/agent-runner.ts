@@ -20,6 +20,7 @@ import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } f
 import { initialPreparation } from './agent-options.js';
 import { ChildAgents } from './nested-agents.js';
 import type { RunAccess } from '../../contracts/run-access.js';
+import type { AgentLease } from '../scheduler.js';
 
 export interface AgentRequest {
   readonly prompt: string;
@@ -46,7 +47,7 @@ export interface AgentRunEnv {
   frozen(configKey: string): FrozenAgentConfiguration | undefined;
   /** Persists the configuration before any session exists. */
   freeze(configKey: string, config: FrozenAgentConfiguration): void;
-  admit(signal: AbortSignal): Promise<() => void>;
+  admit(signal: AbortSignal): Promise<AgentLease>;
   /** An attempt begins; its `running` state is persisted by `started` (or before any other state). */
   onAttempt(attempt: number, label: string, usage: AgentUsage): void;
   /** The attempt has its session: persists `running`, with the reference of a new session. */
@@ -58,7 +59,7 @@ export interface AgentRunEnv {
   readonly handleSessions?: Map<string, WorkflowSession>;
   /** The environment of a nested child of this agent. */
   forChild(agentId: string): AgentRunEnv;
-  /** The agent waits on a child (true) or works again (false). */
+  /** Persists `waiting_for_child` (true) or `running` again (false). */
   waiting(waiting: boolean): void;
   /** Records the call's final agent state. */
   finished(state: 'completed' | 'failed' | 'cancelled', usage?: AgentUsage): void;
@@ -177,7 +178,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
     const turnControl =
       attempt === 1 ? undefined : `Attempt ${attempt} of ${attempts}. The previous attempt failed: ${messageOf(lastError)}. Finish the task and submit the result with the workflow_result tool.`;
-    const release = await env.admit(signal);
+    const lease = await env.admit(signal);
     let session: WorkflowSession | undefined = env.handleSessions?.get(request.configKey);
     let keep = false;
     const children = new ChildAgents(
@@ -187,7 +188,14 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
           const ceiling = session?.resources?.();
           return runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId, ...(ceiling ? { ceiling } : {}) }, childSignal);
         },
-        waiting: (waiting) => env.waiting(waiting),
+        suspend: () => {
+          env.waiting(true);
+          lease.suspend();
+        },
+        resume: async () => {
+          await lease.resume(signal);
+          env.waiting(false);
+        },
       },
       signal,
     );
@@ -253,7 +261,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       if (isFinal(error) || attempt === attempts) throw error;
     } finally {
       children.close();
-      release();
+      lease.release();
       if (!keep && session) {
         env.handleSessions?.delete(request.configKey);
         await session.dispose();
