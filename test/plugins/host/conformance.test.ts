@@ -1,10 +1,13 @@
 /**
  * Contract rows checked inside a real in-process Pi session (SDK, faux
  * provider), where the model calls the workflow tools itself: what agents
- * may read from the catalog.
+ * may read from the catalog, and Pi's project trust.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AgentSession, ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProjectTrustStore, SessionManager, type AgentSession, type ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { storedProjectTrust } from '../../../plugins/host/trust.js';
 import { registerWorkflowExtension } from '../../../kernel/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
 import { callTool, say, scriptFaux, startHostedSession, type HostedSession, type Script } from './pi-host.js';
@@ -57,5 +60,64 @@ describe('workflow_catalog as the model sees it', () => {
     const text = detail?.content.map((part) => (part.type === 'text' ? part.text : '')).join('') ?? '';
     expect(text).not.toContain('file:');
     expect(text).not.toContain('private');
+  });
+});
+
+describe('project trust', () => {
+  it('refuses launch and retry in a project Pi does not trust, saying how to trust it; workflow_status still answers', async () => {
+    const sessionManager = SessionManager.inMemory(dir.cwd);
+    const trusted = await start({ trusted: true, sessionManager });
+    script.main.push(callTool('workflow', { name: 'boom', script: "throw new Error('boom')", foreground: true }), say('Failed.'));
+    await trusted.prompt('Run boom');
+    const runId = (toolResults(trusted.session.messages, 'workflow')[0]?.details as { runId: string }).runId;
+    await trusted.close();
+
+    const untrusted = await start({ trusted: false, sessionManager });
+    script.main.push(
+      callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }),
+      callTool('workflow_retry', { runId, expectedState: 'failed' }),
+      callTool('workflow_status', { runId }),
+      say('Understood.'),
+    );
+    await untrusted.prompt('Run, retry, check');
+    for (const name of ['workflow', 'workflow_retry']) {
+      // The session continues the trusted one's transcript: its own result is the last.
+      const refused = toolResults(untrusted.session.messages, name).at(-1);
+      expect(refused?.isError, name).toBe(true);
+      expect(refused?.details, name).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringMatching(/does not trust the project .*\/trust.*--approve/) } });
+    }
+    const [status] = toolResults(untrusted.session.messages, 'workflow_status');
+    expect(status?.isError).toBe(false);
+    expect(status?.details).toMatchObject({ runId, state: 'failed' });
+  });
+});
+
+describe('the trust decision Pi stored', () => {
+  const temp = () => {
+    const root = mkdtempSync(join(dir.root, 'trust-'));
+    const agentDir = join(root, 'agent');
+    const cwd = join(root, 'work', 'project');
+    mkdirSync(agentDir, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    return { root, agentDir, cwd };
+  };
+
+  it('trusts a project with nothing that needs trust', () => {
+    const { agentDir, cwd } = temp();
+    expect(storedProjectTrust(cwd, agentDir)).toBe(true);
+  });
+
+  it('does not trust a project with .pi resources and no decision, follows a stored or inherited decision, and defaultProjectTrust', () => {
+    const { root, agentDir, cwd } = temp();
+    mkdirSync(join(cwd, '.pi'));
+    writeFileSync(join(cwd, '.pi', 'settings.json'), '{}');
+    expect(storedProjectTrust(cwd, agentDir)).toBe(false);
+    new ProjectTrustStore(agentDir).set(join(root, 'work'), true);
+    expect(storedProjectTrust(cwd, agentDir)).toBe(true);
+    new ProjectTrustStore(agentDir).set(cwd, false);
+    expect(storedProjectTrust(cwd, agentDir)).toBe(false);
+    rmSync(join(agentDir, 'trust.json'));
+    writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ defaultProjectTrust: 'always' }));
+    expect(storedProjectTrust(cwd, agentDir)).toBe(true);
   });
 });

@@ -106,7 +106,9 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
   });
   const ctx = fakeContext(harness.cwd);
   // The host's engine over the harness's kernel and storage (closed with the harness).
-  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home });
+  // Pi trusts a project with nothing trust-requiring in it, like the harness's.
+  const projectTrusted = options.projectTrusted ?? true;
+  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home, projectTrusted });
   harness.engines.push(engine);
   harness.engine = engine;
   host = new HostSession({
@@ -116,7 +118,7 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
     cwd: harness.cwd,
     sessionId: harness.sessionId,
     agentDir: harness.agentDir,
-    projectTrusted: options.projectTrusted ?? false,
+    projectTrusted,
     ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }),
   });
   const session = host;

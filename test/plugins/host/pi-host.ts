@@ -17,6 +17,7 @@ import {
 } from '@earendil-works/pi-coding-agent';
 import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
 import { createWorkflowHost } from '../../../src/index.js';
+import { storedProjectTrust } from '../../../plugins/host/trust.js';
 import type { FauxAgentDir } from '../../support/pi-agent-dir.js';
 
 export type Reply = (context: TranscriptContext) => AssistantMessage;
@@ -65,13 +66,15 @@ export interface HostedSession {
 }
 
 export interface HostedSessionOptions {
+  /** Pi's trust decision for the project; default the one Pi reaches without asking. */
   readonly trusted?: boolean;
   readonly sessionManager?: SessionManager;
   readonly extensions?: ExtensionFactory[];
 }
 
 export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
-  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: options.trusted ?? false });
+  // Without an explicit decision, the one Pi reaches on its own (trusted when nothing in the project needs trust).
+  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: options.trusted ?? storedProjectTrust(dir.cwd, dir.agentDir) });
   const host = createWorkflowHost({ agentDir: dir.agentDir, root: join(dir.root, 'runs'), home: dir.root });
   const services = await createAgentSessionServices({
     cwd: dir.cwd,

@@ -186,7 +186,7 @@ describe('the workflow host in a Pi session', () => {
     }
   });
 
-  it('ignores project settings of an untrusted project and reads them in a trusted one', async () => {
+  it('runs no workflow in a project Pi does not trust, and reads project settings in a trusted one', async () => {
     const folder = join(dir.cwd, '.pi', 'pi-extensible-workflows');
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'settings.json'), JSON.stringify({ concurrency: 99 }));
@@ -194,7 +194,9 @@ describe('the workflow host in a Pi session', () => {
       const untrusted = await start({ trusted: false });
       script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('ok'));
       await untrusted.prompt('Run');
-      expect(toolResults(untrusted.session.messages, 'workflow')[0]?.details).toMatchObject({ state: 'completed', value: 1 });
+      const [untrustedLaunch] = toolResults(untrusted.session.messages, 'workflow');
+      expect(untrustedLaunch?.isError).toBe(true);
+      expect(untrustedLaunch?.details).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringContaining('/trust') } });
       await untrusted.close();
 
       const trusted = await start({ trusted: true });
