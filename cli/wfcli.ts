@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
+import { unsupportedNode } from '../kernel/node-version.js';
 import { runCommand } from './run.js';
 
 const USAGE = `usage:
@@ -12,6 +13,8 @@ const USAGE = `usage:
 `;
 
 export async function main(argv: readonly string[]): Promise<number> {
+  const oldNode = unsupportedNode();
+  if (oldNode !== undefined) return (process.stderr.write(`wfcli: ${oldNode}\n`), 1);
   const [command, ...rest] = argv;
   // The relay bridge is a separate service; load it only when asked for.
   if (command === 'relay') return (await import('../relay/cli.js')).main(rest);

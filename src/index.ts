@@ -7,7 +7,7 @@
  * leave them out.
  */
 import type { ExtensionFactory } from '@earendil-works/pi-coding-agent';
-import type { KernelPlugin } from '../kernel/index.js';
+import { assertSupportedNode, type KernelPlugin } from '../kernel/index.js';
 import aliasesPlugin from '../plugins/aliases/index.js';
 import budgetsPlugin from '../plugins/budgets/index.js';
 import checkpointsPlugin from '../plugins/checkpoints/index.js';
@@ -41,7 +41,8 @@ export const workflowHostDiagnostics: readonly DiagnosticsProvider[] = [
 
 /** The extension factory with explicit storage locations (tests, embedders); the default export uses Pi's. */
 export function createWorkflowHost(options: Omit<WorkflowHostOptions, 'plugins' | 'diagnostics'> = {}): ExtensionFactory {
-  return createWorkflowHostExtension({ ...options, plugins: () => workflowHostPlugins(options.agentDir), diagnostics: workflowHostDiagnostics });
+  const factory = createWorkflowHostExtension({ ...options, plugins: () => workflowHostPlugins(options.agentDir), diagnostics: workflowHostDiagnostics });
+  return (pi) => (assertSupportedNode(), factory(pi));
 }
 
 const workflowHost: ExtensionFactory = createWorkflowHost();
