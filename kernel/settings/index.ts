@@ -30,6 +30,8 @@ export {
   normalizeSettingsSelectors,
 } from './selectors.js';
 export { loadSettings } from './load.js';
+export { SETTINGS_DIAGNOSTIC_CODES, settingsDiagnostics } from './diagnostics.js';
+export type { SettingsDiagnostic, SettingsDiagnosticCode } from './diagnostics.js';
 export type {
   LoadSettingsInput,
   LoadedSettings,
