@@ -22,12 +22,21 @@ export interface FrozenAgentConfiguration {
   readonly settings: Readonly<Record<string, JsonValue>>;
 }
 
-export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: string): FrozenAgentConfiguration {
-  const model = prepared.model ?? '';
+/** The label of an agent whose effective model is not known until its session exists. */
+export const PENDING_LABEL = 'agent';
+
+/**
+ * The configuration to persist. Without a prepared model the agent runs on
+ * the root model (`rootModel`: the launching session's), frozen here so that
+ * resume and retry keep it whatever the root model is then. The label is the
+ * call's or a hook's, else the handle name, else the effective model.
+ */
+export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: string, rootModel: string | undefined): FrozenAgentConfiguration {
+  const model = prepared.model ?? rootModel ?? '';
   return {
     version: 1,
     model,
-    label: prepared.label ?? (fallbackLabel || model || 'agent'),
+    label: prepared.label ?? (fallbackLabel || model || PENDING_LABEL),
     skills: [...prepared.skills],
     extensions: [...prepared.extensions],
     tools: [...prepared.tools],
@@ -37,6 +46,15 @@ export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: s
     ...(prepared.contextFiles === undefined ? {} : { contextFiles: prepared.contextFiles }),
     settings: { ...prepared.settings },
   };
+}
+
+/**
+ * A configuration frozen before any model was known (no root model), once the
+ * transport reports the concrete model its session runs: the model, and the
+ * label when it was only the placeholder.
+ */
+export function withSessionModel(config: FrozenAgentConfiguration, model: string): FrozenAgentConfiguration {
+  return { ...config, model, label: config.label === PENDING_LABEL ? model : config.label };
 }
 
 /** A stored configuration read back from a snapshot; old shapes fail closed. */

@@ -74,7 +74,7 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
   const persistQueued = (options: AgentWrite = {}) => {
     if (!queuedPending) return false;
     queuedPending = false;
-    record.setAgent({ ...summary(place.label, 0, ZERO), state: 'queued' }, options);
+    record.setAgent({ ...summary(current.label, 0, ZERO), state: 'queued' }, options);
     return true;
   };
   const persistRunning = (options: AgentWrite = {}) => {
@@ -104,10 +104,15 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     settings: deps.settings,
     frozen: (key) => {
       const config = parentId !== undefined ? childConfigs.get(key) : stored(key);
-      if (config) persistQueued();
+      if (config) {
+        current = { ...current, label: config.label };
+        persistQueued();
+      }
       return config;
     },
     freeze: (key, config) => {
+      // The frozen label names the agent from its first persisted state on.
+      current = { ...current, label: config.label };
       if (parentId !== undefined) {
         childConfigs.set(key, config);
         return void persistQueued();

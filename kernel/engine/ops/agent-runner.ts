@@ -16,7 +16,7 @@ import type { Kernel } from '../../kernel.js';
 import type { AgentUsage } from '../journal-record.js';
 import type { Segment } from '../segment.js';
 import { recordSystemPrompt } from '../system-prompts.js';
-import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } from './agent-config.js';
+import { freezeConfiguration, preparedSession, withSessionModel, type FrozenAgentConfiguration } from './agent-config.js';
 import { initialPreparation } from './agent-options.js';
 import { ChildAgents } from './nested-agents.js';
 import type { RunAccess } from '../../contracts/run-access.js';
@@ -109,7 +109,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
     segment: env.segment.token,
     identity: request.identity,
   });
-  const config = freezeConfiguration(prepared, request.identity.handle ?? '');
+  const config = freezeConfiguration(prepared, request.identity.handle ?? '', env.segment.defaults.model);
   env.freeze(request.configKey, config);
   return config;
 }
@@ -170,7 +170,7 @@ async function runTurn(
 }
 
 export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
-  const config = await prepare(env, request, signal);
+  let config = await prepare(env, request, signal);
   const attempts = (request.options.retries ?? 0) + 1;
   let usage = ZERO;
   let lastError: unknown;
@@ -230,6 +230,12 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       if (session) env.started(attempt, undefined);
       else {
         session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared, projectTrusted: env.projectTrusted });
+        // No root model was known: freeze the one the session really runs, before its state names it.
+        const model = config.model === '' ? session.model?.() : undefined;
+        if (model !== undefined && model !== '') {
+          config = withSessionModel(config, model);
+          env.freeze(request.configKey, config);
+        }
         env.started(attempt, session.reference);
         // The run may have stopped while the session was being built.
         if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');

@@ -79,7 +79,9 @@ export class ChildAgents {
   spawn(params: JsonValue): { id: string; label: string } {
     const { prompt: rawPrompt, label: rawLabel, ...rest } = (params ?? {}) as Record<string, JsonValue>;
     const { prompt, options } = parseAgentArgs([rawPrompt, rest], 'agent tool');
-    const label = typeof rawLabel === 'string' && rawLabel.trim() !== '' ? rawLabel.trim() : options.model ?? 'child';
+    const given = typeof rawLabel === 'string' && rawLabel.trim() !== '' ? rawLabel.trim() : undefined;
+    // The identity needs a label now; without one, the display label is the child's effective model once prepared.
+    const label = given ?? options.model ?? 'child';
     this.#spawned += 1;
     const occurrence = this.#occurrences.get(label) ?? 0;
     this.#occurrences.set(label, occurrence + 1);
@@ -87,7 +89,7 @@ export class ChildAgents {
     const { handle: _handle, turn: _turn, ...inherited } = this.#parent.identity;
     const identity: AgentIdentity = { ...inherited, callSite, occurrence };
     const id = `${callSite}#${occurrence}`;
-    const outcome = this.#runner.run({ prompt, options: { ...options, label }, identity, agentId: id }, this.#abort.signal).then((result) => {
+    const outcome = this.#runner.run({ prompt, options: given === undefined ? options : { ...options, label: given }, identity, agentId: id }, this.#abort.signal).then((result) => {
       this.#usage = {
         inputTokens: this.#usage.inputTokens + result.usage.inputTokens,
         outputTokens: this.#usage.outputTokens + result.usage.outputTokens,
