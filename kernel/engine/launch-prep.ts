@@ -6,7 +6,7 @@
 import { WorkflowError, isWorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
-import { loadingRegistry } from '../registry/index.js';
+import { loadingRegistry, validateExtensionSettings } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
 import { preflight, type PreflightResult } from '../preflight/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
@@ -48,14 +48,17 @@ export class LaunchPrep {
     return this.#options.projectTrusted ?? false;
   }
 
-  settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
-    return loadSettings({
+  /** The segment's settings, with every extension's `validateSettings` run on them (a rejection stops the launch, resume or retry). */
+  async settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
+    const loaded = await loadSettings({
       cwd,
       ...(concurrency === undefined ? {} : { runOptions: { concurrency } }),
       agentDir: this.agentDir,
       projectTrusted: this.projectTrusted,
       ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
     });
+    validateExtensionSettings(loaded);
+    return loaded;
   }
 
   compile(source: string): PreflightResult {

@@ -33,6 +33,7 @@ export { loadSettings } from './load.js';
 export { SETTINGS_DIAGNOSTIC_CODES, settingsDiagnostics } from './diagnostics.js';
 export type { SettingsDiagnostic, SettingsDiagnosticCode } from './diagnostics.js';
 export type {
+  ExtensionSettingsSource,
   LoadSettingsInput,
   LoadedSettings,
   RunOptions,

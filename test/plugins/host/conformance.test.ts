@@ -1,7 +1,8 @@
 /**
  * Contract rows checked inside a real in-process Pi session (SDK, faux
  * provider), where the model calls the workflow tools itself: what agents
- * may read from the catalog, and Pi's project trust.
+ * may read from the catalog, Pi's project trust, and extensions' settings
+ * validators.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,5 +120,33 @@ describe('the trust decision Pi stored', () => {
     rmSync(join(agentDir, 'trust.json'));
     writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ defaultProjectTrust: 'always' }));
     expect(storedProjectTrust(cwd, agentDir)).toBe(true);
+  });
+});
+
+describe('validateSettings in a Pi session', () => {
+  it('refuses the launch with CONFIG_ERROR naming the extension and the settings file', async () => {
+    const folder = join(dir.agentDir, 'pi-extensible-workflows');
+    const file = join(folder, 'settings.json');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(file, JSON.stringify({ extensionSettings: { '@acme/lint': { strict: 'yes' } } }));
+    const validator = (_pi: ExtensionAPI) =>
+      registerWorkflowExtension({
+        version: '1.0.0',
+        headline: 'Acme lint',
+        validateSettings: (settings) => {
+          if (typeof (settings['@acme/lint'] as { strict?: unknown } | undefined)?.strict !== 'boolean') throw new Error('"strict" must be a boolean');
+        },
+      });
+    try {
+      const hosted = await start({ extensions: [validator] });
+      script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('Refused.'));
+      await hosted.prompt('Run');
+      const [refused] = toolResults(hosted.session.messages, 'workflow');
+      expect(refused?.isError).toBe(true);
+      expect(refused?.details).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringContaining(file) } });
+      expect(JSON.stringify(refused?.details)).toContain('Acme lint');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
