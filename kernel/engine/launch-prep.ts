@@ -8,7 +8,7 @@ import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
 import { loadingRegistry, validateExtensionSettings } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
-import { preflight, type PreflightResult } from '../preflight/index.js';
+import { functionSource, launchInspectionOptions, preflight, type PreflightResult } from '../preflight/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { initialPreparation } from './ops/agent-options.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
@@ -110,7 +110,10 @@ export class LaunchPrep {
   async checkLaunch(launch: { readonly cwd: string; readonly name: string; readonly source: string }, settings: LoadedSettings, segment: Segment): Promise<void> {
     const compiled = this.compile(launch.source);
     const signal = new AbortController().signal;
-    const staticAgentOptions = compiled.staticAgentOptions.map((entry) => entry.options);
+    // Spec 2 rule 5: also the agent calls in the source of each registered function the script calls by name.
+    const registry = loadingRegistry();
+    const sources = compiled.functionCalls.flatMap((name) => functionSource(registry.getFunction(name)?.definition.run) ?? []);
+    const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources);
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
   }

@@ -1,8 +1,8 @@
 /**
  * Contract rows checked inside a real in-process Pi session (SDK, faux
  * provider), where the model calls the workflow tools itself: what agents
- * may read from the catalog, Pi's project trust, and extensions' settings
- * validators.
+ * may read from the catalog, Pi's project trust, extensions' settings
+ * validators, and launch inspection of registered functions.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -148,5 +148,39 @@ describe('validateSettings in a Pi session', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe('launch inspection of registered functions in a Pi session', () => {
+  /** `ask` has an agent call whose model lacks its thinking suffix, in a branch that never runs; `outer` only invokes it. */
+  const functions = (_pi: ExtensionAPI) =>
+    registerWorkflowExtension({
+      version: '1.0.0',
+      headline: 'Inspected',
+      functions: {
+        ask: {
+          description: 'asks rarely',
+          input: { type: 'object' },
+          output: {},
+          run: async (input, context) => (input['never'] === true ? context.agent('x', { model: 'faux/faux-1' }) : 1),
+        },
+        outer: { description: 'invokes ask', input: { type: 'object' }, output: {}, run: (_input, context) => context.invoke('ask', {}) },
+      },
+    });
+
+  it('refuses a launch whose called function has a bad static agent option, before anything runs; an invoked function is not inspected', async () => {
+    const hosted = await start({ extensions: [functions] });
+    script.main.push(
+      callTool('workflow', { name: 'direct', script: 'return await ask({})', foreground: true }),
+      callTool('workflow', { name: 'indirect', script: 'return await outer({})', foreground: true }),
+      say('Done.'),
+    );
+    await hosted.prompt('Run both');
+    const [direct, indirect] = toolResults(hosted.session.messages, 'workflow');
+    expect(direct?.isError).toBe(true);
+    expect(direct?.details).toMatchObject({ error: { code: 'INVALID_METADATA', message: expect.stringContaining('faux/faux-1') } });
+    expect(indirect?.isError).toBe(false);
+    expect(indirect?.details).toMatchObject({ state: 'completed', value: 1 });
+    expect(script.asked.agents).toBe(0);
   });
 });
