@@ -128,7 +128,7 @@ export class LaunchPrep {
         agentDir: this.agentDir,
         projectTrusted: this.projectTrusted,
         defaults: segment.defaults,
-        capabilities: { tools: [], skills: [], extensions: [] },
+        capabilities: { tools: segment.inventory.rootTools ?? [], skills: [], extensions: [] },
         knownModels: segment.inventory.knownModels,
         availableModels: segment.inventory.availableModels,
         signal,

@@ -49,7 +49,10 @@ export {
   UNIVERSAL_PATTERN,
   compileSelector,
   evaluateSelectors,
+  isExactSelector,
+  narrowSelection,
   parseSelector,
   selectorMatches,
+  wideningEntry,
 } from './selector-eval.js';
 export type { ParsedSelector, SelectorKind } from './selector-eval.js';

@@ -77,7 +77,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions): Exten
     const kernel = createKernel({
       plugins: [
         ...options.plugins(),
-        createHostPlugin({ eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel() }),
+        createHostPlugin({ eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools() }),
       ],
     });
     const tools = new WorkflowTools(pi, () => session);

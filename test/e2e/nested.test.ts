@@ -4,11 +4,11 @@
  * gives its slot to the child, so a run with `concurrency: 1` completes, and
  * 16 parents that fill the session-wide ceiling each get their child through.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { createPiHome, REPO_ROOT, runPi, type PiHome } from './support/pi-cli.js';
+import { runPi } from './support/pi-cli.js';
 import { toolExecution } from './support/pi-events.js';
-import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { useScriptedPi } from './support/scripted-pi.js';
 
 interface StoredAgent {
   readonly id: string;
@@ -21,30 +21,20 @@ function piPrompt(sessionId: string, prompt: string): string[] {
 }
 
 describe('nested agents in a pi process', () => {
-  let model: ScriptedModel;
-  let pi: PiHome;
-  beforeAll(async () => {
-    model = await startScriptedModel();
-    pi = createPiHome(model);
-    await runPi(pi, ['install', REPO_ROOT]);
-  });
-  afterAll(async () => {
-    pi.close();
-    await model.close();
-  });
+  const env = useScriptedPi();
 
   /** The main session launches `script` in the foreground, then ends its turn. */
   async function launch(sessionId: string, script: string, concurrency: number) {
-    model.main(({ toolResults }) =>
+    env.model.main(({ toolResults }) =>
       toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'nested', script, foreground: true, concurrency } }] } : { text: 'Done.' },
     );
-    const { stdout } = await runPi(pi, piPrompt(sessionId, 'Run the nested workflow'));
+    const { stdout } = await runPi(env.pi, piPrompt(sessionId, 'Run the nested workflow'));
     const launched = toolExecution(stdout, 'workflow');
     expect(launched.isError, launched.text).toBe(false);
-    const [runId] = pi.runIds(sessionId);
+    const [runId] = env.pi.runIds(sessionId);
     if (runId === undefined) throw new Error('no run stored');
-    const snapshot = pi.readJson(join(pi.runDir(sessionId, runId), 'snapshot.json')) as { state: string; agents: Record<string, StoredAgent> };
-    return { text: launched.text, snapshot, result: pi.readJson(join(pi.runDir(sessionId, runId), 'result.json')) };
+    const snapshot = env.pi.readJson(join(env.pi.runDir(sessionId, runId), 'snapshot.json')) as { state: string; agents: Record<string, StoredAgent> };
+    return { text: launched.text, snapshot, result: env.pi.readJson(join(env.pi.runDir(sessionId, runId), 'result.json')) };
   }
 
   it('completes a parent and its child with concurrency 1', async () => {
@@ -59,7 +49,7 @@ describe('nested agents in a pi process', () => {
   });
 
   it('completes 16 parents that fill the session ceiling, each with a child', async () => {
-    model.gatherParents(16);
+    env.model.gatherParents(16);
     const tasks = Array.from({ length: 16 }, (_, index) => `p${index}: () => agent('spawn:task ${index}')`).join(', ');
     const { snapshot, result } = await launch('fan-out', `return await parallel('fan', { ${tasks} });`, 16);
     expect(snapshot.state).toBe('completed');

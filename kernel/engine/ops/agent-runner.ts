@@ -16,7 +16,7 @@ import type { Kernel } from '../../kernel.js';
 import type { AgentUsage } from '../journal-record.js';
 import type { Segment } from '../segment.js';
 import { recordSystemPrompt } from '../system-prompts.js';
-import { freezeConfiguration, preparedSession, withSessionModel, type FrozenAgentConfiguration } from './agent-config.js';
+import { freezeConfiguration, preparedSession, resolveRootTools, withSessionModel, type FrozenAgentConfiguration } from './agent-config.js';
 import { initialPreparation } from './agent-options.js';
 import { ChildAgents } from './nested-agents.js';
 import type { RunAccess } from '../../contracts/run-access.js';
@@ -101,7 +101,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
     agentDir: env.agentDir,
     projectTrusted: env.projectTrusted,
     defaults: env.segment.defaults,
-    capabilities: { tools: [], skills: [], extensions: [] },
+    capabilities: { tools: env.segment.inventory.rootTools ?? [], skills: [], extensions: [] },
     knownModels: env.segment.inventory.knownModels,
     availableModels: env.segment.inventory.availableModels,
     signal,
@@ -203,7 +203,8 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       env.onAttempt(attempt, config.label, usage);
       const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
       if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi transport plugin)');
-      const prepared = preparedSession(config, turnControl);
+      const rootTools = env.segment.inventory.rootTools;
+      const prepared = preparedSession(config, turnControl, rootTools);
       const context = { run: env.run, settings: config.settings, identity: request.identity, attempt, signal, access: env.access };
       // Setup failures stop the call: they are not native-session failures, so they are not retried.
       const setup = await env.kernel.hooks.setup.setup.promise(
@@ -216,7 +217,8 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
             cwd: env.cwd,
             agentDir: env.agentDir,
             model: config.model,
-            tools: config.tools,
+            // Concrete names when the root's tools are known (setup hooks narrow those); else the prepared selectors.
+            tools: resolveRootTools(config, rootTools, request.ceiling?.tools) ?? config.tools,
             sessionLabel: config.label,
             settings: config.settings,
             options: request.options,

@@ -29,6 +29,8 @@ export interface ScriptedModel {
   main(script: MainScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
+  /** The tools the first request of an agent with this prompt offered, sorted. */
+  agentTools(prompt: string): readonly string[] | undefined;
   /** Leaves the next request of an agent with this prompt unanswered, for good. */
   holdNext(prompt: string): void;
   /** Settles once `count` agent requests with this prompt arrived. */
@@ -69,6 +71,7 @@ function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn 
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
+  const offered = new Map<string, string[]>();
   const held = new Set<string>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
@@ -98,6 +101,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     if (!tools.includes('workflow_result')) return script(mainTurn(request, tools));
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
+    if (!offered.has(prompt)) offered.set(prompt, [...tools].sort());
     if (prompt.startsWith('spawn:')) {
       if (lastToolCall(messages) === undefined) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
       return parentTurn(prompt, messages);
@@ -119,6 +123,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       script = next;
     },
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
+    agentTools: (prompt) => offered.get(prompt),
     holdNext: (prompt) => void held.add(prompt),
     gatherParents: (count) => {
       let release!: () => void;

@@ -2,7 +2,8 @@
  * Contract rows checked inside a real in-process Pi session (SDK, faux
  * provider), where the model calls the workflow tools itself: what agents
  * may read from the catalog, Pi's project trust, extensions' settings
- * validators, and launch inspection of registered functions.
+ * validators, launch inspection of registered functions, and the root
+ * candidate set of agents' tools.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { ProjectTrustStore, SessionManager, type AgentSession, type ExtensionAPI
 import { storedProjectTrust } from '../../../plugins/host/trust.js';
 import { registerWorkflowExtension } from '../../../kernel/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
-import { callTool, say, scriptFaux, startHostedSession, type HostedSession, type Script } from './pi-host.js';
+import { getCurrentTools } from '@earendil-works/pi-ai';
+import { callTool, say, scriptFaux, startHostedSession, submit, type HostedSession, type Script } from './pi-host.js';
 
 let dir: FauxAgentDir;
 let script: Script;
@@ -182,5 +184,21 @@ describe('launch inspection of registered functions in a Pi session', () => {
     expect(indirect?.isError).toBe(false);
     expect(indirect?.details).toMatchObject({ state: 'completed', value: 1 });
     expect(script.asked.agents).toBe(0);
+  });
+});
+
+describe("agents' tools in a Pi session", () => {
+  it("are limited to the tools active in the launching session (Pi's default four), plus their own", async () => {
+    const hosted = await start();
+    const rootTools = hosted.session.getActiveToolNames().filter((name) => !name.startsWith('workflow'));
+    let offered: string[] = [];
+    script.main.push(callTool('workflow', { name: 'tools', script: "return await agent('Which tools?')", foreground: true }), say('Done.'));
+    script.agents.push((context) => {
+      offered = getCurrentTools(context.messages).map((tool) => tool.name);
+      return submit('ok')(context);
+    });
+    await hosted.prompt('Run');
+    expect([...rootTools].sort()).toEqual(['bash', 'edit', 'read', 'write']);
+    expect([...offered].sort()).toEqual(['agent', 'bash', 'edit', 'get_subagent_result', 'read', 'workflow_result', 'write']);
   });
 });

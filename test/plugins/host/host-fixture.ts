@@ -102,7 +102,7 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
   const pi = fakePi();
   let host: HostSession | undefined;
   const harness = createHarness({
-    plugins: [...(options.plugins ?? []), createHostPlugin({ eventBus: () => pi.api.events, tools: () => host, rootModel: () => host?.rootModel() })],
+    plugins: [...(options.plugins ?? []), createHostPlugin({ eventBus: () => pi.api.events, tools: () => host, rootModel: () => host?.rootModel(), rootTools: () => host?.rootTools() })],
   });
   const ctx = fakeContext(harness.cwd);
   // The host's engine over the harness's kernel and storage (closed with the harness).
