@@ -5,40 +5,18 @@
  * validators, launch inspection of registered functions, and the root
  * candidate set of agents' tools.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProjectTrustStore, SessionManager, type AgentSession, type ExtensionAPI } from '@earendil-works/pi-coding-agent';
-import { storedProjectTrust } from '../../../plugins/host/trust.js';
-import { registerWorkflowExtension } from '../../../kernel/index.js';
-import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
+import { describe, expect, it } from 'vitest';
 import { getCurrentTools } from '@earendil-works/pi-ai';
-import { callTool, say, scriptFaux, startHostedSession, submit, type HostedSession, type Script } from './pi-host.js';
+import { ProjectTrustStore, SessionManager, type ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { registerWorkflowExtension } from '../../../kernel/index.js';
+import { storedProjectTrust } from '../../../plugins/host/trust.js';
+import { callTool, say, submit, toolResults, useHostedSessions } from './pi-host.js';
 
-let dir: FauxAgentDir;
-let script: Script;
-const open: HostedSession[] = [];
+const suite = useHostedSessions();
+const { start } = suite;
 
-beforeAll(() => {
-  dir = createFauxAgentDir();
-});
-afterAll(() => dir.close());
-beforeEach(() => {
-  script = scriptFaux(dir);
-});
-afterEach(async () => {
-  for (const hosted of open.splice(0)) await hosted.close();
-});
-
-async function start(options: Parameters<typeof startHostedSession>[1] = {}): Promise<HostedSession> {
-  const hosted = await startHostedSession(dir, options);
-  open.push(hosted);
-  return hosted;
-}
-
-function toolResults(messages: AgentSession['messages'], toolName: string) {
-  return messages.flatMap((message) => (message.role === 'toolResult' && message.toolName === toolName ? [message] : []));
-}
 
 /** An extension that registers one function from a module with a file URL as its source. */
 const withFunction = (_pi: ExtensionAPI) =>
@@ -52,7 +30,7 @@ const withFunction = (_pi: ExtensionAPI) =>
 describe('workflow_catalog as the model sees it', () => {
   it('gives a function detail with schemas and the extension headline, never its source', async () => {
     const hosted = await start({ extensions: [withFunction] });
-    script.main.push(callTool('workflow_catalog', { name: 'double' }), say('Read.'));
+    suite.script.main.push(callTool('workflow_catalog', { name: 'double' }), say('Read.'));
     await hosted.prompt('What does double do?');
     const [detail] = toolResults(hosted.session.messages, 'workflow_catalog');
     expect(detail?.isError).toBe(false);
@@ -68,15 +46,15 @@ describe('workflow_catalog as the model sees it', () => {
 
 describe('project trust', () => {
   it('refuses launch and retry in a project Pi does not trust, saying how to trust it; workflow_status still answers', async () => {
-    const sessionManager = SessionManager.inMemory(dir.cwd);
+    const sessionManager = SessionManager.inMemory(suite.dir.cwd);
     const trusted = await start({ trusted: true, sessionManager });
-    script.main.push(callTool('workflow', { name: 'boom', script: "throw new Error('boom')", foreground: true }), say('Failed.'));
+    suite.script.main.push(callTool('workflow', { name: 'boom', script: "throw new Error('boom')", foreground: true }), say('Failed.'));
     await trusted.prompt('Run boom');
     const runId = (toolResults(trusted.session.messages, 'workflow')[0]?.details as { runId: string }).runId;
     await trusted.close();
 
     const untrusted = await start({ trusted: false, sessionManager });
-    script.main.push(
+    suite.script.main.push(
       callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }),
       callTool('workflow_retry', { runId, expectedState: 'failed' }),
       callTool('workflow_status', { runId }),
@@ -97,7 +75,7 @@ describe('project trust', () => {
 
 describe('the trust decision Pi stored', () => {
   const temp = () => {
-    const root = mkdtempSync(join(dir.root, 'trust-'));
+    const root = mkdtempSync(join(suite.dir.root, 'trust-'));
     const agentDir = join(root, 'agent');
     const cwd = join(root, 'work', 'project');
     mkdirSync(agentDir, { recursive: true });
@@ -127,7 +105,7 @@ describe('the trust decision Pi stored', () => {
 
 describe('validateSettings in a Pi session', () => {
   it('refuses the launch with CONFIG_ERROR naming the extension and the settings file', async () => {
-    const folder = join(dir.agentDir, 'pi-extensible-workflows');
+    const folder = join(suite.dir.agentDir, 'pi-extensible-workflows');
     const file = join(folder, 'settings.json');
     mkdirSync(folder, { recursive: true });
     writeFileSync(file, JSON.stringify({ extensionSettings: { '@acme/lint': { strict: 'yes' } } }));
@@ -141,7 +119,7 @@ describe('validateSettings in a Pi session', () => {
       });
     try {
       const hosted = await start({ extensions: [validator] });
-      script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('Refused.'));
+      suite.script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('Refused.'));
       await hosted.prompt('Run');
       const [refused] = toolResults(hosted.session.messages, 'workflow');
       expect(refused?.isError).toBe(true);
@@ -172,7 +150,7 @@ describe('launch inspection of registered functions in a Pi session', () => {
 
   it('refuses a launch whose called function has a bad static agent option, before anything runs; an invoked function is not inspected', async () => {
     const hosted = await start({ extensions: [functions] });
-    script.main.push(
+    suite.script.main.push(
       callTool('workflow', { name: 'direct', script: 'return await ask({})', foreground: true }),
       callTool('workflow', { name: 'indirect', script: 'return await outer({})', foreground: true }),
       say('Done.'),
@@ -183,7 +161,7 @@ describe('launch inspection of registered functions in a Pi session', () => {
     expect(direct?.details).toMatchObject({ error: { code: 'INVALID_METADATA', message: expect.stringContaining('faux/faux-1') } });
     expect(indirect?.isError).toBe(false);
     expect(indirect?.details).toMatchObject({ state: 'completed', value: 1 });
-    expect(script.asked.agents).toBe(0);
+    expect(suite.script.asked.agents).toBe(0);
   });
 });
 
@@ -192,8 +170,8 @@ describe("agents' tools in a Pi session", () => {
     const hosted = await start();
     const rootTools = hosted.session.getActiveToolNames().filter((name) => !name.startsWith('workflow'));
     let offered: string[] = [];
-    script.main.push(callTool('workflow', { name: 'tools', script: "return await agent('Which tools?')", foreground: true }), say('Done.'));
-    script.agents.push((context) => {
+    suite.script.main.push(callTool('workflow', { name: 'tools', script: "return await agent('Which tools?')", foreground: true }), say('Done.'));
+    suite.script.agents.push((context) => {
       offered = getCurrentTools(context.messages).map((tool) => tool.name);
       return submit('ok')(context);
     });

@@ -15,10 +15,11 @@ import {
   type AgentSession,
   type ExtensionFactory,
 } from '@earendil-works/pi-coding-agent';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
 import { createWorkflowHost } from '../../../src/index.js';
 import { storedProjectTrust } from '../../../plugins/host/trust.js';
-import type { FauxAgentDir } from '../../support/pi-agent-dir.js';
+import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
 
 export type Reply = (context: TranscriptContext) => AssistantMessage;
 
@@ -104,4 +105,50 @@ export async function startHostedSession(dir: FauxAgentDir, options: HostedSessi
       session.dispose();
     },
   };
+}
+
+/** The tool results of one tool in a session's transcript, in order. */
+export function toolResults(messages: AgentSession['messages'], toolName: string) {
+  return messages.flatMap((message) => (message.role === 'toolResult' && message.toolName === toolName ? [message] : []));
+}
+
+export interface HostedSuite {
+  readonly dir: FauxAgentDir;
+  /** This test's scripted replies. */
+  readonly script: Script;
+  /** A hosted session, closed after the test. */
+  start(options?: HostedSessionOptions): Promise<HostedSession>;
+}
+
+/** For a test file: one faux agent dir, a fresh script per test, hosted sessions closed after each test. */
+export function useHostedSessions(): HostedSuite {
+  let dir: FauxAgentDir | undefined;
+  let script: Script | undefined;
+  const open: HostedSession[] = [];
+  beforeAll(() => {
+    dir = createFauxAgentDir();
+  });
+  afterAll(() => dir?.close());
+  beforeEach(() => {
+    script = scriptFaux(suite.dir);
+  });
+  afterEach(async () => {
+    for (const hosted of open.splice(0)) await hosted.close();
+  });
+  const suite: HostedSuite = {
+    get dir() {
+      if (dir === undefined) throw new Error('the faux agent dir is made in beforeAll');
+      return dir;
+    },
+    get script() {
+      if (script === undefined) throw new Error('the script is made in beforeEach');
+      return script;
+    },
+    async start(options = {}) {
+      const hosted = await startHostedSession(suite.dir, options);
+      open.push(hosted);
+      return hosted;
+    },
+  };
+  return suite;
 }

@@ -3,11 +3,10 @@
  * child with the `agent` tool and waits in `get_subagent_result` gives its
  * slot to the child, so with `concurrency: 1` both complete.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxToolCall, type FauxResponseStep } from '@earendil-works/pi-ai';
 import { RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
-import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
-import { createPiEngine, type PiEngine } from '../../support/pi-engine.js';
+import { usePiEngine } from '../../support/pi-engine.js';
 
 const call = (name: string, args: Parameters<typeof fauxToolCall>[1]) => fauxAssistantMessage(fauxToolCall(name, args), { stopReason: 'toolUse' });
 const textOf = (content: string | readonly { type: string; text?: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text ?? '').join(''));
@@ -26,27 +25,18 @@ const spawning = (model: string): FauxResponseStep => (context) => {
 };
 
 describe('nested agents on Pi sessions', () => {
-  let dir: FauxAgentDir;
-  let pi: PiEngine;
-  beforeAll(() => {
-    dir = createFauxAgentDir();
-    pi = createPiEngine(dir);
-  });
-  afterAll(async () => {
-    await pi.close();
-    dir.close();
-  });
-  beforeEach(() => dir.faux.setResponses(Array.from({ length: 12 }, () => spawning(dir.model()))));
+  const env = usePiEngine();
+  beforeEach(() => env.dir.faux.setResponses(Array.from({ length: 12 }, () => spawning(env.dir.model()))));
 
   it('completes a parent and its child with concurrency 1', async () => {
-    const handle = await pi.engine.launch({ name: 'nested', cwd: dir.cwd, concurrency: 1, script: `return await agent('spawn:the child task', { model: '${dir.model()}' })` });
+    const handle = await env.pi.engine.launch({ name: 'nested', cwd: env.dir.cwd, concurrency: 1, script: `return await agent('spawn:the child task', { model: '${env.dir.model()}' })` });
     const outcome = await handle.outcome;
     expect(outcome.error).toBeUndefined();
     expect(outcome.value).toBe('parent of (did the child task)');
   });
 
   it('completes three generations with concurrency 1', async () => {
-    const handle = await pi.engine.launch({ name: 'nested', cwd: dir.cwd, concurrency: 1, script: `return await agent('spawn:spawn:leaf', { model: '${dir.model()}' })` });
+    const handle = await env.pi.engine.launch({ name: 'nested', cwd: env.dir.cwd, concurrency: 1, script: `return await agent('spawn:spawn:leaf', { model: '${env.dir.model()}' })` });
     const outcome = await handle.outcome;
     expect(outcome.error).toBeUndefined();
     expect(outcome.value).toBe('parent of (parent of (did leaf))');
