@@ -33,7 +33,10 @@ export { loadSettings } from './load.js';
 export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
 export { readGlobalSettingsFile } from './global-file.js';
 export type { GlobalSettingsRead } from './global-file.js';
+export { SETTINGS_DIAGNOSTIC_CODES, settingsDiagnostics } from './diagnostics.js';
+export type { SettingsDiagnostic, SettingsDiagnosticCode } from './diagnostics.js';
 export type {
+  ExtensionSettingsSource,
   LoadSettingsInput,
   LoadedSettings,
   RunOptions,
@@ -49,7 +52,10 @@ export {
   UNIVERSAL_PATTERN,
   compileSelector,
   evaluateSelectors,
+  isExactSelector,
+  narrowSelection,
   parseSelector,
   selectorMatches,
+  wideningEntry,
 } from './selector-eval.js';
 export type { ParsedSelector, SelectorKind } from './selector-eval.js';

@@ -5,6 +5,11 @@
  * call; a request of the main session goes to the test's `main` script.
  * Agent requests are counted per prompt, and a prompt can be held: its
  * request is never answered, so the test decides when the host dies.
+ *
+ * An agent whose prompt is `spawn:<task>` is a parent: it starts a child on
+ * `<task>` with the `agent` tool, waits for it with `get_subagent_result`
+ * and submits `<prompt>: done with (<child result>)`. `gatherParents(n)`
+ * makes parents spawn only once `n` of them are running at once.
  */
 import { startOpenAiServer, type RecordedRequest, type ScriptedTurn } from '../../support/pi-openai-server.js';
 
@@ -25,12 +30,14 @@ export interface ScriptedModel {
   main(script: MainScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
-  /** The tools offered to the latest agent with this prompt. */
+  /** The tools the first request of an agent with this prompt offered, sorted. */
   agentTools(prompt: string): readonly string[] | undefined;
   /** Leaves the next request of an agent with this prompt unanswered: for good, or until `until` settles. */
   holdNext(prompt: string, until?: Promise<unknown>): void;
   /** Settles once `count` agent requests with this prompt arrived. */
   waitForAgentRequest(prompt: string, count: number): Promise<void>;
+  /** From now on a `spawn:` parent spawns its child only once `count` parents have asked for their first turn. */
+  gatherParents(count: number): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +48,16 @@ function text(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part: { type?: unknown; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
+}
+
+type Message = { readonly role: string; readonly content?: unknown; readonly tool_calls?: readonly { readonly function: { readonly name: string } }[] };
+
+/** The tool the agent called last and that call's result text, if any. */
+function lastToolCall(messages: readonly Message[]): { name: string; result: string } | undefined {
+  const index = messages.findLastIndex((message) => (message.tool_calls ?? []).length > 0);
+  const name = messages[index]?.tool_calls?.[0]?.function.name;
+  if (index < 0 || name === undefined) return undefined;
+  return { name, result: text(messages.slice(index + 1).find((message) => message.role === 'tool')?.content) };
 }
 
 function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn {
@@ -59,16 +76,40 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const offered = new Map<string, readonly string[]>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
+  let gathering: { readonly count: number; arrived: number; readonly all: Promise<void>; release(): void } | undefined;
+
+  /** The next step of a `spawn:` parent. */
+  const parentTurn = async (prompt: string, messages: readonly Message[]): Promise<ScriptedTurn> => {
+    const last = lastToolCall(messages);
+    if (last === undefined) {
+      const gate = gathering;
+      if (gate !== undefined) {
+        gate.arrived += 1;
+        if (gate.arrived >= gate.count) gate.release();
+        await gate.all;
+      }
+      return { toolCalls: [{ name: 'agent', arguments: { prompt: prompt.slice('spawn:'.length), label: 'kid' } }] };
+    }
+    if (last.name === 'agent') return { toolCalls: [{ name: 'get_subagent_result', arguments: { id: (JSON.parse(last.result) as { id: string }).id } }] };
+    if (last.name === 'get_subagent_result') {
+      return { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done with (${(JSON.parse(last.result) as { result: string }).result})` } }] };
+    }
+    return { text: 'done' };
+  };
 
   const server = await startOpenAiServer((request) => {
     const tools = (request.body.tools ?? []).map((tool) => tool.function.name);
     if (!tools.includes('workflow_result')) return script(mainTurn(request, tools));
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
+    if (!offered.has(prompt)) offered.set(prompt, [...tools].sort());
+    if (prompt.startsWith('spawn:')) {
+      if (lastToolCall(messages) === undefined) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+      return parentTurn(prompt, messages);
+    }
     // After `workflow_result` Pi stops the agent; a further request would only need an end.
     if (messages.some((message) => message.role === 'tool')) return { text: 'done' };
     counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-    offered.set(prompt, tools);
     for (const waiter of waiters.filter((entry) => entry.prompt === prompt && entry.count <= (counts.get(prompt) ?? 0))) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
@@ -90,6 +131,11 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
     agentTools: (prompt) => offered.get(prompt),
     holdNext: (prompt, until) => void held.set(prompt, until),
+    gatherParents: (count) => {
+      let release!: () => void;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      gathering = { count, arrived: 0, all, release };
+    },
     waitForAgentRequest: (prompt, count) =>
       (counts.get(prompt) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ prompt, count, resolve })),
     close: () => server.close(),
