@@ -16,11 +16,8 @@ const validate = createAjv().compile({ type: 'object', additionalProperties: fal
 export function validateTrajectorySettings(settings: Readonly<Record<string, JsonValue>>, context: SettingsValidationContext): void {
   const value = settings[SETTINGS_NAMESPACE];
   if (value === undefined) return;
-  const where = context.path ?? `${context.source} settings`;
-  if (context.source === 'project') {
-    throw new WorkflowError('CONFIG_ERROR', `${where}: extensionSettings.${SETTINGS_NAMESPACE} is read from the global settings file only`);
-  }
-  if (!validate(value)) throw new WorkflowError('CONFIG_ERROR', `${where}: extensionSettings.${SETTINGS_NAMESPACE} ${formatAjvErrors(validate.errors)}`);
+  if (context.source === 'project') throw new WorkflowError('CONFIG_ERROR', `${SETTINGS_NAMESPACE} is read from the global settings file only; remove it from the project file`);
+  if (!validate(value)) throw new WorkflowError('CONFIG_ERROR', `${SETTINGS_NAMESPACE} ${formatAjvErrors(validate.errors)} (allowed: { "autoAttach": boolean })`);
 }
 
 export const TRAJECTORY_EXTENSION: WorkflowExtension = Object.freeze({

@@ -188,7 +188,7 @@ describe('/workflow in a pi process', () => {
     expect(rejected.stderr).toContain('/workflow takes no arguments (got "resume")');
     const json = await runPi(pi, [...args, '--mode', 'json', '/workflow trajectory']);
     expect(jsonEvents(json.stdout)).toContainEqual(
-      expect.objectContaining({ type: 'message_end', message: expect.objectContaining({ role: 'custom', customType: 'workflow-command', content: expect.stringContaining('The trajectory viewer is disabled') }) }),
+      expect.objectContaining({ type: 'message_end', message: expect.objectContaining({ role: 'custom', customType: 'workflow-command', content: expect.stringContaining('The trajectory viewer serves pages only while an interactive Pi session runs') }) }),
     );
   });
 });

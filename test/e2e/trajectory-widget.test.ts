@@ -28,11 +28,16 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
   let model: ScriptedModel;
   let pi: PiHome;
   let packageRoot: string;
+  /** Requests of the main session so far: a submitted prompt makes one. */
+  let mainTurns = 0;
   beforeAll(async () => {
     model = await startScriptedModel();
     pi = createPiHome(model);
     packageRoot = await installPackage(pi);
-    model.main(({ toolResults }) => (toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'bg', script: SCRIPT } }] } : { text: 'Noted.' }));
+    model.main(({ toolResults }) => {
+      mainTurns += 1;
+      return toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'bg', script: SCRIPT } }] } : { text: 'Noted.' };
+    });
   });
   afterAll(async () => {
     pi.close();
@@ -52,7 +57,14 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
     try {
       await terminal.waitFor((screen) => screen.includes('─'), 'the editor');
       terminal.type('Run it in the background');
-      terminal.keys('Enter');
+      await terminal.waitForText('Run it in the background');
+      // Pi refuses a prompt while its startup is still in progress: submit until the model is asked (bounded).
+      const before = mainTurns;
+      for (let tries = 0; mainTurns === before; tries += 1) {
+        if (tries === 60) throw new Error(`the prompt was never submitted; the screen shows:\n${terminal.screen()}`);
+        if (tries % 10 === 0) terminal.keys('Enter');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const appeared = await terminal.waitFor((screen) => screen.includes('Background workflows (1)') && screen.includes('scout · running'), 'the widget with the running scout');
       expect(appeared).toMatch(/◆ bg · wf-[0-9a-z]+-[0-9a-f]+ · running · phase scan · 1 agent: 1 running/);
       expect(appeared).toContain('phase scan');

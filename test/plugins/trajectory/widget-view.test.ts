@@ -1,0 +1,73 @@
+/**
+ * The background widget's text: the tree of a background run (agents
+ * grouped as /workflow groups them, nested children under their parent), the
+ * line cap, and the receipt line of a run that ended.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AgentSummary, StatusSummary } from '../../../kernel/index.js';
+import { receiptOf, receiptText, WIDGET_MAX_LINES, widgetLines } from '../../../plugins/background-widget/view.js';
+
+const usage = (tokens: number) => ({ inputTokens: tokens, outputTokens: 0, costUsd: tokens / 10_000 });
+
+function agent(id: string, label: string, state: AgentSummary['state'], extra: Partial<AgentSummary> = {}): AgentSummary {
+  return { id, label, state, attempts: 1, path: [], lastActivity: '2026-01-01T00:00:01.000Z', usage: usage(0), ...extra };
+}
+
+function run(agents: AgentSummary[], extra: Partial<StatusSummary> = {}): StatusSummary {
+  return {
+    runId: 'wf-1',
+    sessionId: 's',
+    cwd: '/p',
+    workflow: { name: 'review' },
+    state: 'running',
+    executing: true,
+    launchMode: 'background',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:02.000Z',
+    checkpoints: [],
+    agents,
+    plugins: {},
+    proposals: [],
+    ...extra,
+  };
+}
+
+describe('background widget view', () => {
+  it('draws each run with its agents grouped by phase and path, nested children under their parent', () => {
+    const lines = widgetLines([
+      run(
+        [
+          agent('a', 'lead', 'waiting_for_child', { phase: 'scan', usage: usage(1200) }),
+          agent('a/child', 'scout', 'running', { phase: 'scan', parentId: 'a' }),
+          agent('b', 'checker', 'retrying', { phase: 'scan', path: ['parallel:checks/x'], attempts: 2 }),
+        ],
+        { phase: 'scan' },
+      ),
+    ]);
+    expect(lines).toEqual([
+      'Background workflows (1)',
+      '◆ review · wf-1 · running · phase scan · 3 agents: 1 running, 1 waiting_for_child, 1 retrying',
+      '  phase scan',
+      '    lead · waiting_for_child · 1,200 tok · $0.1200',
+      '      scout · running',
+      '    parallel checks',
+      '      x',
+      '        checker · retrying · attempt 2',
+    ]);
+  });
+
+  it('keeps to its line cap and says how much more there is', () => {
+    const many = Array.from({ length: 20 }, (_, index) => agent(`a${index}`, `agent-${index}`, 'running'));
+    const lines = widgetLines([run(many)]);
+    expect(lines).toHaveLength(WIDGET_MAX_LINES);
+    expect(lines.at(-1)).toBe(`… ${2 + 20 - WIDGET_MAX_LINES + 1} more lines (/workflow shows every run)`);
+    expect(widgetLines([])).toEqual([]);
+  });
+
+  it('writes the receipt of a completed and of a failed run', () => {
+    const done = receiptOf(run([agent('a', 'lead', 'completed', { usage: usage(30) })], { state: 'completed', terminalAt: '2026-01-01T00:00:03.400Z' }));
+    expect(receiptText(done)).toBe('✓ Workflow review (wf-1) completed · 1 agent · 30 tok · $0.0030 · 3.4 s');
+    const failed = receiptOf(run([], { state: 'failed', failure: { code: 'AGENT_FAILED', message: 'no' }, terminalAt: '2026-01-01T00:02:00.000Z' }));
+    expect(receiptText(failed)).toBe('✗ Workflow review (wf-1) failed: AGENT_FAILED · 0 agents · 2 min');
+  });
+});
