@@ -89,8 +89,9 @@ export function backgroundWidgetEnabled(agentDir: string): boolean {
 }
 
 function attach(pi: ExtensionAPI, ctx: ExtensionContext): void {
-  // Interactive hosts only: print and JSON mode have no UI (hasUI false), and a workflow agent's own session neither.
-  if (!ctx.hasUI || !backgroundWidgetEnabled(resolveAgentDir())) return;
+  // Interactive hosts only: print and JSON mode have no UI (hasUI false). A workflow agent's own
+  // in-process Pi session starts inside the surface's session and never replaces it.
+  if (surface !== undefined || !ctx.hasUI || !backgroundWidgetEnabled(resolveAgentDir())) return;
   receipted.clear();
   surface = {
     sessionId: ctx.sessionManager.getSessionId(),

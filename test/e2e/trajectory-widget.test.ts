@@ -34,9 +34,16 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
     model = await startScriptedModel();
     pi = createPiHome(model);
     packageRoot = await installPackage(pi);
-    model.main(({ toolResults }) => {
+    model.main(async ({ prompt, toolResults }) => {
       mainTurns += 1;
-      return toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'bg', script: SCRIPT } }] } : { text: 'Noted.' };
+      if (toolResults.length === 0) return { toolCalls: [{ name: 'workflow', arguments: { name: 'bg', script: SCRIPT } }] };
+      // "…and wait": keep the (print-mode) process busy until the background run has ended.
+      const runId = /wf-[0-9a-z]+-[0-9a-f]+/.exec(toolResults[0] ?? '')?.[0];
+      if (prompt.endsWith('and wait') && runId !== undefined) {
+        const snapshot = join(pi.runDir('printed', runId), 'snapshot.json');
+        for (let i = 0; i < 300 && (pi.readJson(snapshot) as { state: string }).state !== 'completed'; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return { text: 'Noted.' };
     });
   });
   afterAll(async () => {
@@ -86,7 +93,11 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
   });
 
   it('draws nothing in print mode', async () => {
-    const { stdout, stderr } = await runPi(pi, ['-p', '--approve', '--session-id', 'printed', 'Run it in the background']);
+    const { stdout, stderr } = await runPi(pi, ['-p', '--approve', '--session-id', 'printed', 'Run it in the background and wait']);
+    // The background run ended inside this process (so a receipt would have been due) ...
+    const [runId] = pi.runIds('printed');
+    expect((pi.readJson(join(pi.runDir('printed', runId!), 'snapshot.json')) as { state: string }).state).toBe('completed');
+    // ... yet no widget was drawn and no receipt written.
     expect(stdout + stderr).not.toContain('Background workflows');
     expect(filesContaining(join(pi.agentDir, 'sessions'), '"customType":"workflow-receipt"').filter((file) => readFileSync(join(pi.agentDir, 'sessions', file), 'utf8').includes('printed'))).toEqual([]);
   });
