@@ -5,31 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentSummary, StatusSummary } from '../../../kernel/index.js';
+import { agent as summaryAgent, summary } from '../host-command/summaries.js';
 import { receiptOf, receiptText, WIDGET_MAX_LINES, widgetLines } from '../../../plugins/background-widget/view.js';
 
 const usage = (tokens: number) => ({ inputTokens: tokens, outputTokens: 0, costUsd: tokens / 10_000 });
 
 function agent(id: string, label: string, state: AgentSummary['state'], extra: Partial<AgentSummary> = {}): AgentSummary {
-  return { id, label, state, attempts: 1, path: [], lastActivity: '2026-01-01T00:00:01.000Z', usage: usage(0), ...extra };
+  return summaryAgent({ id, label, state, lastActivity: '2026-01-01T00:00:01.000Z', ...extra });
 }
 
 function run(agents: AgentSummary[], extra: Partial<StatusSummary> = {}): StatusSummary {
-  return {
-    runId: 'wf-1',
-    sessionId: 's',
-    cwd: '/p',
-    workflow: { name: 'review' },
-    state: 'running',
-    executing: true,
-    launchMode: 'background',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:02.000Z',
-    checkpoints: [],
-    agents,
-    plugins: {},
-    proposals: [],
-    ...extra,
-  };
+  return summary({ workflow: { name: 'review' }, state: 'running', executing: true, updatedAt: '2026-01-01T00:00:02.000Z', agents, ...extra });
 }
 
 describe('background widget view', () => {
