@@ -17,6 +17,20 @@ export interface MainTurn {
 
 export type MainScript = (turn: MainTurn) => ScriptedTurn;
 
+/** A workflow agent's request, for tests that answer agents themselves. */
+export interface AgentRequest {
+  /** The first user message: the agent's task. */
+  readonly prompt: string;
+  readonly model: string | undefined;
+  readonly tools: readonly string[];
+  /** The system prompt. */
+  readonly system: string;
+  readonly messages: readonly { readonly role: string; readonly content?: unknown }[];
+}
+
+/** Answers an agent request, or undefined for the default answer. */
+export type AgentScript = (request: AgentRequest) => ScriptedTurn | undefined;
+
 export interface ScriptedModel {
   /** The models.json provider entry that points Pi at this server. */
   readonly provider: { baseUrl: string; api: 'openai-completions'; apiKey: string; models: { id: string }[] };
@@ -28,6 +42,9 @@ export interface ScriptedModel {
   holdNext(prompt: string): void;
   /** Settles once `count` agent requests with this prompt arrived. */
   waitForAgentRequest(prompt: string, count: number): Promise<void>;
+  /** Answers workflow agents' requests from now on (undefined: the default answer); every agent request is logged in `agentLog`. */
+  agents(script: AgentScript | undefined): void;
+  readonly agentLog: AgentRequest[];
   close(): Promise<void>;
 }
 
@@ -50,17 +67,29 @@ function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn 
   };
 }
 
-export async function startScriptedModel(): Promise<ScriptedModel> {
+export interface ScriptedModelOptions {
+  /** More model IDs of the provider besides MODEL_ID. */
+  readonly extraModels?: readonly string[];
+}
+
+export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
   const held = new Set<string>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
+  let agentScript: AgentScript | undefined;
+  const agentLog: AgentRequest[] = [];
 
   const server = await startOpenAiServer((request) => {
     const tools = (request.body.tools ?? []).map((tool) => tool.function.name);
     if (!tools.includes('workflow_result')) return script(mainTurn(request, tools));
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
+    const system = messages.filter((message) => message.role === 'system' || message.role === 'developer').map((message) => text(message.content)).join('\n');
+    const agentRequest: AgentRequest = { prompt, model: request.body.model, tools, system, messages };
+    agentLog.push(agentRequest);
+    const scripted = agentScript?.(agentRequest);
+    if (scripted !== undefined) return scripted;
     // After `workflow_result` Pi stops the agent; a further request would only need an end.
     if (messages.some((message) => message.role === 'tool')) return { text: 'done' };
     counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
@@ -73,7 +102,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   });
 
   return {
-    provider: { baseUrl: server.baseUrl, api: 'openai-completions', apiKey: 'e2e-key', models: [{ id: MODEL_ID }] },
+    provider: { baseUrl: server.baseUrl, api: 'openai-completions', apiKey: 'e2e-key', models: [MODEL_ID, ...(options.extraModels ?? [])].map((id) => ({ id })) },
     main: (next) => {
       script = next;
     },
@@ -81,6 +110,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     holdNext: (prompt) => void held.add(prompt),
     waitForAgentRequest: (prompt, count) =>
       (counts.get(prompt) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ prompt, count, resolve })),
+    agents: (next) => {
+      agentScript = next;
+    },
+    agentLog,
     close: () => server.close(),
   };
 }
