@@ -8,8 +8,10 @@
  * the active host's session start and shutdown do.
  *
  * A workflow agent's in-process Pi session runs the user's extension
- * factories again while the registry is frozen: the same owner contributing
- * the same directories again is that reload and changes nothing.
+ * factories again while the registry is frozen: the same contribution again
+ * (owner, directories, extension) is that reload and changes nothing. Without
+ * the roles entry nothing freezes or empties the registry, so an extension
+ * reloaded with other directories adds a contribution nobody reads.
  */
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -122,19 +124,23 @@ export function registerRoleContribution(pi: unknown, input: RoleContributionInp
   if (!validateInput(input)) throw new WorkflowError('INVALID_METADATA', `Invalid role contribution: ${formatAjvErrors(validateInput.errors)}`);
   const contribution = normalize(input);
   const registry = slot();
-  const existing = registry.contributions.get(contribution.owner);
-  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(contribution)) return;
-  const who = `Role contribution of "${contribution.extension.headline}" (${contribution.owner})`;
+  // A contribution is its whole content: the same one again is a reload, another one from the same owner is one more.
+  const key = JSON.stringify(contribution);
+  if (registry.contributions.has(key)) return;
   if (registry.state === 'frozen') {
-    throw new WorkflowError('REGISTRY_FROZEN', `${who} arrived after session start; call registerRoleContribution inside the default extension factory`, { owner: contribution.owner });
+    throw new WorkflowError(
+      'REGISTRY_FROZEN',
+      `Role contribution of "${contribution.extension.headline}" (${contribution.owner}) arrived after session start; call registerRoleContribution inside the default extension factory`,
+      { owner: contribution.owner },
+    );
   }
-  if (existing !== undefined) throw new WorkflowError('INVALID_METADATA', `${who} was made twice with different directories or metadata`, { owner: contribution.owner });
-  registry.contributions.set(contribution.owner, contribution);
+  registry.contributions.set(key, contribution);
 }
 
-/** The contributions, in owner order (never the order extensions happened to load in). */
+/** The contributions, in owner and then content order (never the order extensions happened to load in). */
 export function roleContributions(): readonly RoleContribution[] {
-  return Object.freeze([...slot().contributions.values()].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)));
+  const entries = [...slot().contributions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.freeze(entries.map(([, contribution]) => contribution));
 }
 
 export function roleContributionsState(): RoleContributionsState {

@@ -81,10 +81,14 @@ describe('registerRoleContribution', () => {
     expect(roleContributions()).toEqual([]);
   });
 
-  it('refuses the same owner with other directories while loading', () => {
-    registerRoleContribution(pi, input());
-    const error = thrownBy(() => registerRoleContribution(pi, input({ roleDirectories: ['other-roles'] })));
-    expect(error.code).toBe('INVALID_METADATA');
-    expect(error.message).toContain('was made twice');
+  it('keeps two different contributions of one owner, in owner order', () => {
+    registerRoleContribution(pi, input({ roleDirectories: ['b-roles'] }));
+    registerRoleContribution(pi, input({ roleDirectories: ['a-roles'] }));
+    registerRoleContribution(pi, input({ owner: join(root, 'aaa.js') }));
+    expect(roleContributions().map((contribution) => [contribution.owner, contribution.directories])).toEqual([
+      [join(root, 'aaa.js'), [join(root, 'roles')]],
+      [moduleFile, [join(root, 'ext', 'a-roles')]],
+      [moduleFile, [join(root, 'ext', 'b-roles')]],
+    ]);
   });
 });
