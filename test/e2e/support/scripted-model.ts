@@ -23,6 +23,20 @@ export interface MainTurn {
 /** May answer later (a promise): the main session's request stays open until then. */
 export type MainScript = (turn: MainTurn) => ScriptedTurn | Promise<ScriptedTurn>;
 
+/** A workflow agent's request, for tests that answer agents themselves. */
+export interface AgentRequest {
+  /** The first user message: the agent's task. */
+  readonly prompt: string;
+  readonly model: string | undefined;
+  readonly tools: readonly string[];
+  /** The system prompt. */
+  readonly system: string;
+  readonly messages: readonly { readonly role: string; readonly content?: unknown }[];
+}
+
+/** Answers an agent request, or undefined for the default answer. */
+export type AgentScript = (request: AgentRequest) => ScriptedTurn | undefined;
+
 export interface ScriptedModel {
   /** The models.json provider entry that points Pi at this server. */
   readonly provider: { baseUrl: string; api: 'openai-completions'; apiKey: string; models: { id: string }[] };
@@ -38,6 +52,9 @@ export interface ScriptedModel {
   waitForAgentRequest(prompt: string, count: number): Promise<void>;
   /** From now on a `spawn:` parent spawns its child only once `count` parents have asked for their first turn. */
   gatherParents(count: number): void;
+  /** Answers workflow agents' requests from now on (undefined: the default answer); every agent request is logged in `agentLog`. */
+  agents(script: AgentScript | undefined): void;
+  readonly agentLog: AgentRequest[];
   close(): Promise<void>;
 }
 
@@ -70,7 +87,12 @@ function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn 
   };
 }
 
-export async function startScriptedModel(): Promise<ScriptedModel> {
+export interface ScriptedModelOptions {
+  /** More model IDs of the provider besides MODEL_ID. */
+  readonly extraModels?: readonly string[];
+}
+
+export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
   const held = new Map<string, Promise<unknown> | undefined>();
   const offered = new Map<string, readonly string[]>();
@@ -96,6 +118,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     }
     return { text: 'done' };
   };
+  let agentScript: AgentScript | undefined;
+  const agentLog: AgentRequest[] = [];
 
   const server = await startOpenAiServer((request) => {
     const tools = (request.body.tools ?? []).map((tool) => tool.function.name);
@@ -103,6 +127,11 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
     if (!offered.has(prompt)) offered.set(prompt, [...tools].sort());
+    const system = messages.filter((message) => message.role === 'system' || message.role === 'developer').map((message) => text(message.content)).join('\n');
+    const agentRequest: AgentRequest = { prompt, model: request.body.model, tools, system, messages };
+    agentLog.push(agentRequest);
+    const scripted = agentScript?.(agentRequest);
+    if (scripted !== undefined) return scripted;
     if (prompt.startsWith('spawn:')) {
       if (lastToolCall(messages) === undefined) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
       return parentTurn(prompt, messages);
@@ -124,7 +153,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   });
 
   return {
-    provider: { baseUrl: server.baseUrl, api: 'openai-completions', apiKey: 'e2e-key', models: [{ id: MODEL_ID }] },
+    provider: { baseUrl: server.baseUrl, api: 'openai-completions', apiKey: 'e2e-key', models: [MODEL_ID, ...(options.extraModels ?? [])].map((id) => ({ id })) },
     main: (next) => {
       script = next;
     },
@@ -138,6 +167,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     },
     waitForAgentRequest: (prompt, count) =>
       (counts.get(prompt) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ prompt, count, resolve })),
+    agents: (next) => {
+      agentScript = next;
+    },
+    agentLog,
     close: () => server.close(),
   };
 }

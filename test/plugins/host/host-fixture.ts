@@ -82,7 +82,7 @@ export function fakeContext(cwd: string, usage?: ContextUsage): ExtensionContext
     sessionManager: { getSessionId: () => 's1', getSessionFile: () => undefined },
     hasUI: false,
     mode: 'print',
-    isProjectTrusted: () => false,
+    isProjectTrusted: () => true,
     getContextUsage: () => usage,
   } as unknown as ExtensionContext;
 }

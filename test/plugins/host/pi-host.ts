@@ -75,6 +75,8 @@ export interface HostedSessionOptions {
   readonly extensions?: ExtensionFactory[];
   /** Plugins whose entries are left out (as a package filter would). */
   readonly without?: readonly string[];
+  /** Prompt template files or directories to load (as a package's `pi.prompts` would). */
+  readonly promptTemplates?: readonly string[];
 }
 
 export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
@@ -85,7 +87,10 @@ export async function startHostedSession(dir: FauxAgentDir, options: HostedSessi
     cwd: dir.cwd,
     agentDir: dir.agentDir,
     settingsManager,
-    resourceLoaderOptions: { extensionFactories: [host, ...pluginEntries(options.without), ...(options.extensions ?? [])] },
+    resourceLoaderOptions: {
+      extensionFactories: [host, ...pluginEntries(options.without), ...(options.extensions ?? [])],
+      ...(options.promptTemplates === undefined ? {} : { additionalPromptTemplatePaths: [...options.promptTemplates] }),
+    },
   });
   const model = services.modelRuntime.getModel(dir.provider, 'faux-1');
   const { session } = await createAgentSessionFromServices({
