@@ -37,7 +37,7 @@ export type * from './contracts/transport.js';
 export type * from './contracts/primitive.js';
 export type { ApprovedProposal, PluginEvent, ProposalRecord, RunAccess, RunEventEntry } from './contracts/run-access.js';
 export { WorkflowEngine } from './engine/engine.js';
-export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine/engine.js';
+export type { EngineOptions, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine/engine.js';
 export type { LaunchRequest } from './engine/launch-request.js';
 export type { StatusSummary } from './engine/status.js';
 export type { IncompleteAgent, ReplayablePath, RunDiagnostics } from './engine/diagnostics.js';

@@ -45,4 +45,16 @@ export interface ResumeOptions {
   readonly proposal?: ApprovedProposal;
 }
 
+export interface RetryOptions {
+  readonly expectedState?: string;
+  /** Overrides the inherited launch mode. */
+  readonly foreground?: boolean;
+  /**
+   * A stopped source may be retried too: the stopped run stays stopped and a
+   * linked child runs what it left incomplete. `workflow_retry` never sets it
+   * (spec 1: stopping a run is irreversible); a standalone subagent's retry does.
+   */
+  readonly allowStopped?: boolean;
+}
+
 export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };

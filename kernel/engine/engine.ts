@@ -36,9 +36,9 @@ import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } fro
 import { persistSegment, type Segment } from './segment.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
-import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+import type { EngineOptions, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
-export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+export type { EngineOptions, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
@@ -292,13 +292,14 @@ export class WorkflowEngine {
     return this.#start(record, opened, compiled.program, settings, segment);
   }
 
-  async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {
+  async retry(cwd: string, runId: string, options: RetryOptions = {}): Promise<RunHandle> {
     const source = this.#own(cwd, runId);
     const state = source.snapshot.state;
     if (options.expectedState !== undefined && options.expectedState !== state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
     }
-    if (state !== 'failed') throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
+    const retryable = state === 'failed' || (state === 'stopped' && options.allowStopped === true);
+    if (!retryable) throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
     checkIdentity(runId, source.snapshot);
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));

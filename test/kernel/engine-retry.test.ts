@@ -206,6 +206,26 @@ describe('retry', () => {
     expect(error.details).toEqual({ state });
   });
 
+  it('allowStopped retries a stopped source as a linked child that reruns what it left incomplete; the source stays stopped', async () => {
+    const hold = deferred<void>();
+    h.answer = async (prompt) => {
+      if (prompt === 'second') await hold.promise;
+      return { result: `echo:${prompt}` };
+    };
+    const source = await h.launch(`const a = await agent('first'); const b = await agent('second'); return [a, b];`);
+    await waitFor(() => h.calls.some((call) => call.prompt === 'second'));
+    expect(await h.engine.stop(h.cwd, source.runId)).toEqual({ stopped: true });
+    hold.resolve();
+    expect((await source.outcome).state).toBe('stopped');
+    const child = await h.engine.retry(h.cwd, source.runId, { expectedState: 'stopped', allowStopped: true });
+    expect(await child.outcome).toMatchObject({ state: 'completed', value: ['echo:first', 'echo:second'] });
+    expect(h.calls.map((call) => call.prompt)).toEqual(['first', 'second', 'second']);
+    expect(h.snapshot(child.runDir)).toMatchObject({ parentRunId: source.runId, lineage: [source.runId] });
+    expect(h.engine.status(h.cwd, source.runId).state).toBe('stopped');
+    // Without the option a stopped source keeps its guidance.
+    expect((await rejectionOf(h.engine.retry(h.cwd, source.runId))).message).toMatch(/stopped, which is irreversible/);
+  });
+
   it('retry of a missing run or another session\'s run is RUN_NOT_FOUND', async () => {
     expect((await rejectionOf(h.engine.retry(h.cwd, 'wf-000000000-00000000'))).code).toBe('RUN_NOT_FOUND');
     const other = h.newEngine({ sessionId: 'other-session' });
