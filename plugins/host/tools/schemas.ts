@@ -6,6 +6,8 @@
  */
 import { Type } from 'typebox';
 import { RUN_STATES, type JsonSchema } from '../../../kernel/index.js';
+import { ERROR_OUTPUT } from '../../../lib/pi-tools/results.js';
+import { DESCRIPTOR, HELD, INLINE, SEGMENT_END, STARTED } from '../../../lib/pi-tools/run-schemas.js';
 
 const runId = (what = 'The run ID') => Type.String({ minLength: 1, description: what });
 const expectedState = Type.Optional(
@@ -77,58 +79,8 @@ export const CATALOG_PARAMS = Type.Object(
 const string = { type: 'string' } as const;
 const nonNegative = { type: 'integer', minimum: 0 } as const;
 const jsonObject = { type: 'object' } as const;
-const runError = { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string } } as const;
-const parentRunId = { parentRunId: string } as const;
 
-/** The `details` of every failed tool call: Pi reports it as an error result. */
-export const ERROR_OUTPUT = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: { error: { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string, details: jsonObject } } },
-} as const satisfies JsonSchema;
-
-/** A run executing in the background; its end arrives as one follow-up message. `message` says why a foreground wait ended early. */
-const STARTED = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'delivery'],
-  properties: { runId: string, state: { const: 'running' }, delivery: { const: 'follow-up' }, message: string, ...parentRunId },
-} as const;
-
-const INLINE = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'value', 'resultPath', 'resultBytes', 'inlined'],
-  properties: { runId: string, state: { const: 'completed' }, value: {}, resultPath: string, resultBytes: nonNegative, inlined: { const: true }, ...parentRunId },
-} as const;
-
-/** spec 1 "Completion descriptor". */
-const DESCRIPTOR = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'resultPath', 'resultBytes', 'inlined'],
-  properties: { runId: string, state: { const: 'completed' }, resultPath: string, resultBytes: nonNegative, inlined: { const: false }, ...parentRunId },
-} as const;
-
-const SEGMENT_END = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state'],
-  properties: { runId: string, state: { enum: RUN_STATES.filter((state) => state !== 'completed') }, error: runError, ...parentRunId },
-} as const;
-
-/** A resume a plugin held back: the run did not move (a budget raise awaits approval). */
-const HELD = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'held'],
-  properties: {
-    runId: string,
-    state: { enum: RUN_STATES },
-    held: { type: 'object', additionalProperties: false, required: ['message'], properties: { message: string, details: jsonObject } },
-  },
-} as const;
+export { ERROR_OUTPUT };
 
 export const WORKFLOW_OUTPUT = { anyOf: [STARTED, INLINE, DESCRIPTOR, SEGMENT_END] } as const satisfies JsonSchema;
 export const RESUME_OUTPUT = { anyOf: [STARTED, INLINE, DESCRIPTOR, SEGMENT_END, HELD] } as const satisfies JsonSchema;
