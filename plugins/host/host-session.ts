@@ -16,7 +16,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHandle, type RunOutcome, type StatusSummary } from '../../kernel/index.js';
+import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHandle, type RunOutcome, type StatusSummary, type WorkflowHostSession } from '../../kernel/index.js';
 import { followUpText, runResult, type RunResult } from './delivery.js';
 import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
@@ -49,7 +49,7 @@ export interface HostSessionOptions {
   readonly kernel: Kernel;
 }
 
-export class HostSession implements WorkflowHostView, ScriptTools {
+export class HostSession implements WorkflowHostView, WorkflowHostSession, ScriptTools {
   readonly engine: HostEngine;
   readonly cwd: string;
   readonly sessionId: string;
@@ -65,6 +65,8 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   /** Foreground waits by run ID: calling one ends that wait. */
   readonly #waits = new Map<string, () => void>();
   readonly #unsubscribe: () => void;
+  /** Runs plugins launched for features of their own (host.started `claimRuns`), by owner. */
+  readonly #claims = new Map<string, (run: StatusSummary) => boolean>();
   #closed = false;
 
   constructor(options: HostSessionOptions) {
@@ -101,6 +103,21 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   /** A refused retry's error, with the source run's diagnostics in its details. */
   withDiagnostics(error: unknown, runId: string): unknown {
     return withDiagnostics(error, this.engine, this.#kernel, this.cwd, runId);
+  }
+
+  claimRuns(owner: string, owns: (run: StatusSummary) => boolean): void {
+    this.#claims.set(owner, owns);
+  }
+
+  /** Whether a plugin claimed the run: `/workflow` and the resume offer leave it to that plugin. A throwing predicate claims nothing. */
+  claimed(run: StatusSummary): boolean {
+    return [...this.#claims.values()].some((owns) => {
+      try {
+        return owns(run);
+      } catch {
+        return false;
+      }
+    });
   }
 
   delivery(runId: string): DeliveryState | undefined {

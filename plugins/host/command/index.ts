@@ -11,7 +11,7 @@ import { messageOf } from '../../../kernel/index.js';
 import { listingText } from '../dashboard/listing.js';
 import { loadAliasView } from './alias-source.js';
 import { openPicker } from './picker.js';
-import type { WorkflowHostView } from '../view.js';
+import { workflowRuns, type WorkflowHostView } from '../view.js';
 
 /** The message type of what `/workflow` reports into the session when there is no UI. */
 export const WORKFLOW_COMMAND_MESSAGE = 'workflow-command';
@@ -58,7 +58,7 @@ async function workflowCommand(pi: ExtensionAPI, view: WorkflowHostView | undefi
     const text = listingText({
       cwd: view.cwd,
       sessionId: view.sessionId,
-      runs: view.engine.list(view.cwd),
+      runs: workflowRuns(view),
       aliases: aliases.rows,
       ...(aliases.problem === undefined ? {} : { aliasProblem: aliases.problem }),
     });
