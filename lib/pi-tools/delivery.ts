@@ -46,12 +46,17 @@ export function contextHasRoom(usage: ContextUsage | undefined, bytes: number): 
   return usage.tokens + Math.ceil(bytes / BYTES_PER_TOKEN) + RESPONSE_HEADROOM_TOKENS <= usage.contextWindow;
 }
 
+/** Whether a persisted value of `bytes` is returned inline: within Pi's tool-output limit and the context's room. */
+export function fitsInline(bytes: number, usage: ContextUsage | undefined): boolean {
+  return bytes <= INLINE_RESULT_BYTES && contextHasRoom(usage, bytes);
+}
+
 export function runResult(outcome: RunOutcome, usage: ContextUsage | undefined): RunResult {
   const { runId, state } = outcome;
   if (state !== 'completed') return { state, runId, ...(outcome.error ? { error: outcome.error } : {}) };
   const resultPath = outcome.resultPath ?? '';
   const resultBytes = statSync(resultPath).size;
-  if (resultBytes <= INLINE_RESULT_BYTES && contextHasRoom(usage, resultBytes)) {
+  if (fitsInline(resultBytes, usage)) {
     return { state, runId, value: outcome.value ?? null, resultPath, resultBytes, inlined: true };
   }
   return { state, runId, resultPath, resultBytes, inlined: false };

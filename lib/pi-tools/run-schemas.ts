@@ -2,10 +2,12 @@
  * Output schemas of what a tool that starts or continues a run returns
  * (lib/pi-tools/delivery.ts): the started shape, the inline value, the
  * completion descriptor (spec 1 "Other records"), any other segment end, and
- * a resume a plugin held back. Shared by the workflow tools and the
- * standalone subagent tools.
+ * a resume a plugin held back; what stopping returns; and the budget
+ * parameter (TypeBox, which Pi validates). Shared by the workflow tools and
+ * the standalone subagent tools.
  */
-import { RUN_STATES } from '../../kernel/index.js';
+import { Type } from 'typebox';
+import { RUN_STATES, type JsonSchema } from '../../kernel/index.js';
 
 const string = { type: 'string' } as const;
 const nonNegative = { type: 'integer', minimum: 0 } as const;
@@ -53,3 +55,25 @@ export const HELD = {
     held: { type: 'object', additionalProperties: false, required: ['message'], properties: { message: string, details: { type: 'object' } } },
   },
 } as const;
+
+/** `engine.stop`: spec 1 `workflow_stop` results. */
+export const STOP_OUTPUT = {
+  anyOf: [
+    { type: 'object', additionalProperties: false, required: ['stopped'], properties: { stopped: { const: true } } },
+    { type: 'object', additionalProperties: false, required: ['stopped', 'reason'], properties: { stopped: { const: false }, reason: { enum: ['unknown_run', 'already_terminal'] } } },
+  ],
+} as const satisfies JsonSchema;
+
+const limit = Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()]));
+const limits = Type.Optional(Type.Union([Type.Object({ soft: limit, hard: limit }, { additionalProperties: false }), Type.Null()]));
+/** A launch's budget, or a resume's patch (docs/budgets.md). */
+export const BUDGET = Type.Object(
+  { tokens: limits, costUsd: limits, durationMs: limits, agentLaunches: limits },
+  {
+    additionalProperties: false,
+    description:
+      'Budget dimensions, each with optional soft and hard limits: tokens (input plus output), costUsd, durationMs (active time), agentLaunches. ' +
+      'Omitted means unlimited; soft must be lower than hard. In workflow_resume a patch: omitted values stay, null removes a limit.',
+  },
+);
+

@@ -7,25 +7,13 @@
 import { Type } from 'typebox';
 import { RUN_STATES, type JsonSchema } from '../../../kernel/index.js';
 import { ERROR_OUTPUT } from '../../../lib/pi-tools/results.js';
-import { DESCRIPTOR, HELD, INLINE, SEGMENT_END, STARTED } from '../../../lib/pi-tools/run-schemas.js';
+import { BUDGET, DESCRIPTOR, HELD, INLINE, SEGMENT_END, STARTED, STOP_OUTPUT } from '../../../lib/pi-tools/run-schemas.js';
 
 const runId = (what = 'The run ID') => Type.String({ minLength: 1, description: what });
 const expectedState = Type.Optional(
   Type.String({ description: 'The state workflow_status reported; the call is refused when the persisted state changed since.' }),
 );
 const foreground = (what: string) => Type.Optional(Type.Boolean({ description: what }));
-
-const limit = Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()]));
-const limits = Type.Optional(Type.Union([Type.Object({ soft: limit, hard: limit }, { additionalProperties: false }), Type.Null()]));
-const BUDGET = Type.Object(
-  { tokens: limits, costUsd: limits, durationMs: limits, agentLaunches: limits },
-  {
-    additionalProperties: false,
-    description:
-      'Budget dimensions, each with optional soft and hard limits: tokens (input plus output), costUsd, durationMs (active time), agentLaunches. ' +
-      'Omitted means unlimited; soft must be lower than hard. In workflow_resume a patch: omitted values stay, null removes a limit.',
-  },
-);
 
 export const WORKFLOW_PARAMS = Type.Object(
   {
@@ -86,12 +74,7 @@ export const WORKFLOW_OUTPUT = { anyOf: [STARTED, INLINE, DESCRIPTOR, SEGMENT_EN
 export const RESUME_OUTPUT = { anyOf: [STARTED, INLINE, DESCRIPTOR, SEGMENT_END, HELD] } as const satisfies JsonSchema;
 export const RETRY_OUTPUT = WORKFLOW_OUTPUT;
 
-export const STOP_OUTPUT = {
-  anyOf: [
-    { type: 'object', additionalProperties: false, required: ['stopped'], properties: { stopped: { const: true } } },
-    { type: 'object', additionalProperties: false, required: ['stopped', 'reason'], properties: { stopped: { const: false }, reason: { enum: ['unknown_run', 'already_terminal'] } } },
-  ],
-} as const satisfies JsonSchema;
+export { STOP_OUTPUT };
 
 const decision = { enum: ['approved', 'rejected'] } as const;
 export const RESPOND_OUTPUT = {

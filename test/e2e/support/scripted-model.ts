@@ -18,11 +18,22 @@ export interface MainTurn {
 /** May answer later (a promise): the main session's request stays open until then. */
 export type MainScript = (turn: MainTurn) => ScriptedTurn | Promise<ScriptedTurn>;
 
+/** What an agent's request shows: the text of its user messages (the prompt first, then steered ones), and its request count. */
+export interface AgentTurn {
+  readonly userTexts: readonly string[];
+  readonly request: number;
+}
+
+/** Answers the agent requests of one prompt instead of the default `workflow_result` call. */
+export type AgentScript = (turn: AgentTurn) => ScriptedTurn | Promise<ScriptedTurn>;
+
 export interface ScriptedModel {
   /** The models.json provider entry that points Pi at this server. */
   readonly provider: { baseUrl: string; api: 'openai-completions'; apiKey: string; models: { id: string }[] };
   /** Answers the main session's requests from now on. */
   main(script: MainScript): void;
+  /** Answers the requests of agents with this prompt from now on (counted like any agent request). */
+  agent(prompt: string, script: AgentScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
   /** The tools offered to the latest agent with this prompt. */
@@ -57,22 +68,35 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
   const held = new Map<string, Promise<unknown> | undefined>();
   const offered = new Map<string, readonly string[]>();
+  const agentScripts = new Map<string, AgentScript>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
+
+  /** Counts an agent request, remembers its tools and wakes who waits for it; returns its count. */
+  const arrived = (prompt: string, tools: readonly string[]): number => {
+    const count = (counts.get(prompt) ?? 0) + 1;
+    counts.set(prompt, count);
+    offered.set(prompt, tools);
+    for (const waiter of waiters.filter((entry) => entry.prompt === prompt && entry.count <= count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    return count;
+  };
 
   const server = await startOpenAiServer((request) => {
     const tools = (request.body.tools ?? []).map((tool) => tool.function.name);
     if (!tools.includes('workflow_result')) return script(mainTurn(request, tools));
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
+    const custom = agentScripts.get(prompt);
+    if (custom !== undefined) {
+      const count = arrived(prompt, tools);
+      return custom({ userTexts: messages.filter((message) => message.role === 'user').map((message) => text(message.content)), request: count });
+    }
     // After `workflow_result` Pi stops the agent; a further request would only need an end.
     if (messages.some((message) => message.role === 'tool')) return { text: 'done' };
-    counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-    offered.set(prompt, tools);
-    for (const waiter of waiters.filter((entry) => entry.prompt === prompt && entry.count <= (counts.get(prompt) ?? 0))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
+    arrived(prompt, tools);
     const answer: ScriptedTurn = { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done` } }] };
     if (held.has(prompt)) {
       const until = held.get(prompt);
@@ -87,6 +111,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     main: (next) => {
       script = next;
     },
+    agent: (prompt, next) => void agentScripts.set(prompt, next),
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
     agentTools: (prompt) => offered.get(prompt),
     holdNext: (prompt, until) => void held.set(prompt, until),
