@@ -119,6 +119,11 @@ export class PiWorkflowSession implements WorkflowSession {
     return this.#native.systemPrompt;
   }
 
+  model(): string | undefined {
+    const model = this.#native.model;
+    return model === undefined ? undefined : `${model.provider}/${model.id}:${this.#native.thinkingLevel}`;
+  }
+
   /** Active tools (own tools included), loaded skills and loaded extension paths. */
   resources(): ResolvedResources {
     return this.#finalResources ?? this.#resources();

@@ -60,7 +60,9 @@ export class LiveSessions {
         const attempt: LiveAttempt = { runId, attempt: context.attempt, session: inner };
         this.#attempts.set(runId, attempt);
         const tools = inner.resources?.().tools ?? input.tools;
-        record(context.access, (state) => ({ ...state, session: { attempt: context.attempt, model: input.model, tools: [...tools] }, progress: { ...state.progress, liveUsage: ZERO_USAGE } }));
+        // An agent without a model runs on the transport's default: the session knows which.
+        const model = inner.model?.() ?? input.model;
+        record(context.access, (state) => ({ ...state, session: { attempt: context.attempt, model, tools: [...tools] }, progress: { ...state.progress, liveUsage: ZERO_USAGE } }));
         this.changed(runId);
         const unsubscribe = inner.subscribe((progress) => {
           if (record(context.access, (state) => advance(state, progress))) this.changed(runId);
@@ -122,6 +124,7 @@ function observing(inner: WorkflowSession, release: () => void): WorkflowSession
     ...(inner.turnControlDelivered === undefined ? {} : { turnControlDelivered: inner.turnControlDelivered }),
     ...(inner.nativeSessionId === undefined ? {} : { nativeSessionId: inner.nativeSessionId }),
     ...(inner.systemPrompt ? { systemPrompt: inner.systemPrompt.bind(inner) } : {}),
+    ...(inner.model ? { model: inner.model.bind(inner) } : {}),
     ...(inner.resources ? { resources: inner.resources.bind(inner) } : {}),
     state: () => inner.state(),
     stats: () => inner.stats(),

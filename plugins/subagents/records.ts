@@ -92,7 +92,8 @@ export function subagentRecord(run: StatusSummary, delivery: DeliveryState, now 
   const agent = run.agents.find((entry) => entry.parentId === undefined);
   const usage = agent === undefined ? progress?.liveUsage : FINISHED_AGENT.has(agent.state) ? agent.usage : add(agent.usage, progress?.liveUsage ?? ZERO_USAGE);
   const toolCallsByName = progress?.toolCalls ?? {};
-  const model = state?.session?.model ?? request.model;
+  const effective = state?.session?.model;
+  const model = effective === undefined || effective === '' ? request.model : effective;
   return {
     runId: run.runId,
     label: agent?.label ?? request.label ?? request.model ?? 'subagent',
