@@ -24,7 +24,8 @@ export class LiveSessions {
 
   /** The session of the run's current attempt, while it exists. */
   get(runId: string): LiveAttempt | undefined {
-    return this.#attempts.get(runId);
+    const live = this.#attempts.get(runId);
+    return live === undefined || live.session.state() === 'disposed' ? undefined : live;
   }
 
   /** Called after a run's stored or live state changed (events, progress). Returns the unsubscribe. */
@@ -34,6 +35,8 @@ export class LiveSessions {
   }
 
   changed(runId: string): void {
+    // A run's events follow its attempts: a disposed session is forgotten here.
+    if (this.#attempts.get(runId)?.session.state() === 'disposed') this.#attempts.delete(runId);
     for (const listener of [...this.#listeners]) {
       try {
         listener(runId);
@@ -55,26 +58,19 @@ export class LiveSessions {
     return {
       name: transport.name,
       createSession: async (input, transportContext) => {
-        const inner = await transport.createSession(input, transportContext);
+        const session = await transport.createSession(input, transportContext);
         const runId = context.run.runId;
-        const attempt: LiveAttempt = { runId, attempt: context.attempt, session: inner };
-        this.#attempts.set(runId, attempt);
-        const tools = inner.resources?.().tools ?? input.tools;
+        this.#attempts.set(runId, { runId, attempt: context.attempt, session });
+        const tools = session.resources?.().tools ?? input.tools;
         // An agent without a model runs on the transport's default: the session knows which.
-        const model = inner.model?.() ?? input.model;
+        const model = session.model?.() ?? input.model;
         record(context.access, (state) => ({ ...state, session: { attempt: context.attempt, model, tools: [...tools] }, progress: { ...state.progress, liveUsage: ZERO_USAGE } }));
         this.changed(runId);
-        const unsubscribe = inner.subscribe((progress) => {
+        // A disposed session drops its listeners; the runner sees the session itself, unwrapped.
+        session.subscribe((progress) => {
           if (record(context.access, (state) => advance(state, progress))) this.changed(runId);
         });
-        const release = (): void => {
-          unsubscribe();
-          // The runner charges the ended session to the agent summary: it is no longer live usage.
-          record(context.access, (state) => ({ ...state, progress: { ...state.progress, liveUsage: ZERO_USAGE } }));
-          if (this.#attempts.get(runId) === attempt) this.#attempts.delete(runId);
-          this.changed(runId);
-        };
-        return observing(inner, release);
+        return session;
       },
     };
   }
@@ -114,33 +110,4 @@ function record(access: RunAccess, change: (state: SubagentState) => SubagentSta
     // Progress is display only: the agent's own state is the kernel's.
     return false;
   }
-}
-
-/** The session as the runner sees it, with `release` run once it is disposed. */
-function observing(inner: WorkflowSession, release: () => void): WorkflowSession {
-  let released = false;
-  return {
-    reference: inner.reference,
-    ...(inner.turnControlDelivered === undefined ? {} : { turnControlDelivered: inner.turnControlDelivered }),
-    ...(inner.nativeSessionId === undefined ? {} : { nativeSessionId: inner.nativeSessionId }),
-    ...(inner.systemPrompt ? { systemPrompt: inner.systemPrompt.bind(inner) } : {}),
-    ...(inner.model ? { model: inner.model.bind(inner) } : {}),
-    ...(inner.resources ? { resources: inner.resources.bind(inner) } : {}),
-    state: () => inner.state(),
-    stats: () => inner.stats(),
-    subscribe: (listener) => inner.subscribe(listener),
-    prompt: (text, turn) => inner.prompt(text, turn),
-    steer: (text) => inner.steer(text),
-    abort: () => inner.abort(),
-    async dispose() {
-      try {
-        await inner.dispose();
-      } finally {
-        if (!released) {
-          released = true;
-          release();
-        }
-      }
-    },
-  };
 }

@@ -61,7 +61,8 @@ export interface SubagentRecord {
   readonly delivery: { readonly mode: LaunchMode; readonly state: DeliveryState };
 }
 
-const FINISHED_AGENT: ReadonlySet<AgentState> = new Set(['completed', 'failed', 'cancelled']);
+/** Agent states whose usage is all in the summary: finished, or between attempts (the ended session was charged). */
+const SETTLED_AGENT: ReadonlySet<AgentState> = new Set(['completed', 'failed', 'cancelled', 'retrying']);
 
 function add(a: Usage, b: Usage): Usage {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
@@ -90,7 +91,7 @@ export function subagentRecord(run: StatusSummary, delivery: DeliveryState, now 
   const { progress } = state ?? { progress: undefined };
   // The one top-level agent (its nested children carry a parentId).
   const agent = run.agents.find((entry) => entry.parentId === undefined);
-  const usage = agent === undefined ? progress?.liveUsage : FINISHED_AGENT.has(agent.state) ? agent.usage : add(agent.usage, progress?.liveUsage ?? ZERO_USAGE);
+  const usage = agent === undefined ? progress?.liveUsage : SETTLED_AGENT.has(agent.state) ? agent.usage : add(agent.usage, progress?.liveUsage ?? ZERO_USAGE);
   const toolCallsByName = progress?.toolCalls ?? {};
   const effective = state?.session?.model;
   const model = effective === undefined || effective === '' ? request.model : effective;

@@ -39,7 +39,7 @@ export interface Progress {
   readonly toolCalls: Readonly<Record<string, number>>;
   readonly lastTool?: string;
   readonly lastActivity?: string;
-  /** Usage of the latest attempt's session so far (its earlier attempts are in the agent summary). */
+  /** Usage of the latest attempt's session so far (the agent summary holds what earlier attempts used). */
   readonly liveUsage: Usage;
 }
 
@@ -60,7 +60,7 @@ const REQUEST_SCHEMA = {
   additionalProperties: false,
   properties: { label: text, model: text, role: text, worktree: text },
 } as const;
-const USAGE_SCHEMA = {
+export const USAGE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['inputTokens', 'outputTokens', 'costUsd'],

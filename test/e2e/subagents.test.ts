@@ -92,6 +92,9 @@ describe('standalone subagents in a pi process', () => {
     expect(followUps[0]?.content).toContain(`Subagent "counter" (${runId}) completed.`);
     expect(followUps[0]?.details).toMatchObject({ runId, state: 'completed', value: 'Count the files: done', inlined: true });
     expect(model.agentRequests('Count the files')).toBe(1);
+    // The subagent's own Pi session gets the nested agent tools, never the subagent tools.
+    expect(model.agentTools('Count the files')).toEqual(expect.arrayContaining(['workflow_result', 'agent', 'get_subagent_result']));
+    expect(model.agentTools('Count the files')?.filter((name) => name.startsWith('subagents_'))).toEqual([]);
     expect(pi.readJson(join(pi.runDir('background', runId), 'snapshot.json'))).toMatchObject({ state: 'completed', plugins: { subagents: { request: { label: 'counter' } } } });
   });
 

@@ -11,24 +11,18 @@
  */
 import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
 import type { Static, TSchema } from 'typebox';
-import { DEFAULT_SETTINGS, type CodemodeTools, type JsonSchema } from '../../../kernel/index.js';
-import { definePiTool, type PiToolDefinition } from '../../../lib/pi-tools/define.js';
+import { DEFAULT_SETTINGS, type CodemodeTools } from '../../../kernel/index.js';
+import { definePiTool, type PiToolDefinition, type PiToolSpec } from '../../../lib/pi-tools/define.js';
 import { errorJson, ToolErrors } from '../../../lib/pi-tools/results.js';
 import type { HostSession } from '../host-session.js';
 
 /** A Pi tool definition with the fields of native.ts (Pi 0.87 has no such fields and ignores them). */
 export type WorkflowToolDefinition = PiToolDefinition;
 
-export interface WorkflowToolSpec<P extends TSchema> {
-  readonly name: string;
-  readonly label: string;
-  readonly description: string;
-  readonly promptSnippet?: string;
-  readonly parameters: P;
-  readonly outputSchema: JsonSchema;
-  readonly readOnly?: boolean;
+/** A workflow tool: the lib's tool spec whose call names the session `host`. */
+export type WorkflowToolSpec<P extends TSchema> = Omit<PiToolSpec<P, HostSession>, 'run'> & {
   run(params: Static<P>, call: ToolCall): Promise<object>;
-}
+};
 
 export interface ToolCall {
   readonly host: HostSession;

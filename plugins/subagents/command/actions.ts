@@ -17,6 +17,7 @@ import {
   type RegisteredAttemptAction,
   type StandaloneAttemptActionContext,
 } from '../../../kernel/index.js';
+import { attemptActionUi } from '../../../lib/pi-ui/attempt-ui.js';
 import type { SubagentRecord } from '../records.js';
 import { readResultText, readStoredSubagent, type StoredSubagent } from '../stored.js';
 import type { FlowDeps } from './flow.js';
@@ -69,7 +70,7 @@ export async function subagentMenu(deps: FlowDeps, record: SubagentRecord): Prom
   const live = session.live.get(record.runId);
   const running = live !== undefined && live.session.state() === 'running';
   const signal = new AbortController();
-  const context = standaloneContext(record, stored, live?.session, actionUi(deps), signal.signal);
+  const context = standaloneContext(record, stored, live?.session, attemptActionUi(ui), signal.signal);
   const actions: Action[] = [...builtinActions(record, stored, running)];
   for (const registered of loadingRegistry().attemptActions()) {
     if (context === undefined || registered.standalone === undefined) continue;
@@ -134,16 +135,4 @@ async function perform(deps: FlowDeps, record: SubagentRecord, action: Action | 
     default:
       return undefined;
   }
-}
-
-/** The UI facade attempt actions get (spec 2): Pi's dialogs and its working message. */
-function actionUi(deps: FlowDeps): AttemptActionUi {
-  const { ui } = deps.ctx;
-  return {
-    notify: (message, level) => ui.notify(message, level),
-    confirm: (title, message) => ui.confirm(title, message),
-    select: (title, options) => ui.select(title, [...options]),
-    input: (title, placeholder) => ui.input(title, placeholder),
-    setWorkingMessage: (message) => ui.setWorkingMessage(message),
-  };
 }

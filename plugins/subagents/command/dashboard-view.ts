@@ -6,20 +6,11 @@
  * rereads the run when told (run events, progress) and while the run
  * executes once a second, so the duration moves.
  */
-import { DynamicBorder, type KeybindingsManager, type Theme, type ThemeColor } from '@earendil-works/pi-coding-agent';
-import { truncateToWidth, type Component } from '@earendil-works/pi-tui';
-import type { RunState } from '../../../kernel/index.js';
+import { DynamicBorder, type KeybindingsManager, type Theme } from '@earendil-works/pi-coding-agent';
+import { truncateToWidth } from '@earendil-works/pi-tui';
+import { STATE_COLORS, type LiveView } from '../../../lib/pi-ui/live-view.js';
 import type { SubagentRecord } from '../records.js';
 import { detailLines } from './describe.js';
-
-const STATE_COLORS: Partial<Record<RunState, ThemeColor>> = {
-  completed: 'success',
-  failed: 'error',
-  stopped: 'error',
-  budget_exhausted: 'warning',
-  paused: 'warning',
-  interrupted: 'warning',
-};
 
 export interface SubagentDashboardOptions {
   /** Reads the subagent afresh; throws when it is gone. */
@@ -30,7 +21,7 @@ export interface SubagentDashboardOptions {
   readonly done: (pick: 'actions' | undefined) => void;
 }
 
-export class SubagentDashboardView implements Component {
+export class SubagentDashboardView implements LiveView {
   readonly #options: SubagentDashboardOptions;
   #record: SubagentRecord;
 

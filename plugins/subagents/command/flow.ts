@@ -6,6 +6,7 @@
  * the dashboard opens again.
  */
 import type { ExtensionCommandContext } from '@earendil-works/pi-coding-agent';
+import { showLiveView } from '../../../lib/pi-ui/live-view.js';
 import type { SubagentRecord } from '../records.js';
 import type { SubagentsSession } from '../session.js';
 import { subagentMenu } from './actions.js';
@@ -56,35 +57,14 @@ export async function openDashboard(deps: FlowDeps, runId: string): Promise<void
 }
 
 function liveDashboard(deps: FlowDeps, runId: string, load: () => SubagentRecord): Promise<'actions' | undefined> {
-  return deps.ctx.ui.custom<'actions' | undefined>((tui, theme, keybindings, done) => {
-    const offs: (() => void)[] = [];
-    const dispose = (): void => {
-      for (const off of offs.splice(0)) off();
-    };
-    const view = new SubagentDashboardView({
-      load,
-      theme,
-      keybindings,
-      done: (pick) => {
-        dispose();
-        done(pick);
-      },
-    });
-    const redraw = (): void => {
-      view.refresh();
-      tui.requestRender();
-    };
-    offs.push(deps.session.live.onChange((changed) => changed === runId && redraw()));
-    const tick = setInterval(() => view.record.executing && redraw(), TICK_MS);
-    offs.push(() => clearInterval(tick));
+  return showLiveView<'actions' | undefined>(deps.ctx.ui, ({ theme, keybindings, done }) => {
+    const view = new SubagentDashboardView({ load, theme, keybindings, done });
     return {
-      render: (width) => view.render(width),
-      invalidate: () => view.invalidate(),
-      handleInput: (data) => {
-        view.handleInput(data);
-        tui.requestRender();
+      view,
+      subscribe: (redraw) => {
+        const tick = setInterval(() => view.record.executing && redraw(), TICK_MS);
+        return [deps.session.live.onChange((changed) => changed === runId && redraw()), () => clearInterval(tick)];
       },
-      dispose,
     };
   });
 }

@@ -1,14 +1,12 @@
 /**
  * `/subagents`: this session's standalone subagents. With a UI the picker,
  * the live dashboards and the actions (flow.ts); without one a read-only
- * listing, and changes go through the subagent tools. Like `/workflow`,
- * without a UI the text becomes a displayed custom message in the session
- * (JSON mode streams it) and, in print mode, goes to standard output too:
- * print mode writes only the final assistant text there otherwise.
+ * listing (a session message, and standard output in print mode, like
+ * `/workflow`'s), and changes go through the subagent tools.
  */
-import { writeSync } from 'node:fs';
 import type { ExtensionAPI, ExtensionCommandContext } from '@earendil-works/pi-coding-agent';
 import { messageOf } from '../../../kernel/index.js';
+import { reportCommand } from '../../../lib/pi-ui/report.js';
 import type { SubagentsSession } from '../session.js';
 import { listingText } from './describe.js';
 import { openPicker } from './flow.js';
@@ -30,9 +28,7 @@ export function registerSubagentsCommand(pi: ExtensionAPI, session: () => Subage
 }
 
 function report(pi: ExtensionAPI, ctx: ExtensionCommandContext, text: string, level: 'info' | 'error'): void {
-  if (ctx.hasUI) return ctx.ui.notify(text, level);
-  pi.sendMessage({ customType: SUBAGENTS_COMMAND_MESSAGE, content: text, display: true, details: { level } });
-  if (ctx.mode === 'print') writeSync(level === 'error' ? 2 : 1, `${text}\n`);
+  reportCommand(pi, ctx, SUBAGENTS_COMMAND_MESSAGE, text, level);
 }
 
 async function subagentsCommand(pi: ExtensionAPI, session: SubagentsSession | undefined, args: string, ctx: ExtensionCommandContext): Promise<void> {

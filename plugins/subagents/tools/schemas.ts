@@ -6,6 +6,7 @@
 import { Type } from 'typebox';
 import { AGENT_STATES, RUN_STATES, type JsonSchema } from '../../../kernel/index.js';
 import { BUDGET, DESCRIPTOR, HELD, INLINE, SEGMENT_END, STARTED, STOP_OUTPUT } from '../../../lib/pi-tools/run-schemas.js';
+import { USAGE_SCHEMA } from '../state.js';
 
 const runId = (what = 'The subagent ID (its run ID) that subagents_run or subagents_inspect reported.') => Type.String({ minLength: 1, description: what });
 const selectors = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: what }));
@@ -72,12 +73,6 @@ export const RETRY_PARAMS = Type.Object(
 const string = { type: 'string' } as const;
 const nonNegative = { type: 'integer', minimum: 0 } as const;
 const counts = { type: 'object', additionalProperties: nonNegative } as const;
-const usage = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['inputTokens', 'outputTokens', 'costUsd'],
-  properties: { inputTokens: { type: 'number', minimum: 0 }, outputTokens: { type: 'number', minimum: 0 }, costUsd: { type: 'number', minimum: 0 } },
-} as const;
 
 const RECORD_REQUIRED = ['runId', 'label', 'state', 'executing', 'launchMode', 'attempts', 'progress', 'usage', 'createdAt', 'updatedAt', 'durationMs', 'delivery'];
 
@@ -104,7 +99,7 @@ export const RECORD = {
       required: ['turns', 'toolCalls', 'toolCallsByName'],
       properties: { turns: nonNegative, toolCalls: nonNegative, toolCallsByName: counts, lastTool: string, lastActivity: string },
     },
-    usage,
+    usage: USAGE_SCHEMA,
     createdAt: string,
     updatedAt: string,
     terminalAt: string,

@@ -69,6 +69,8 @@ export function scriptedTransportPlugin(script: () => AgentScript): KernelPlugin
               return () => listeners.delete(listener);
             },
             resources: () => ({ tools: ['read', 'workflow_result'], skills: [], extensions: [] }),
+            // Like Pi's default model when the agent names none.
+            model: () => (input.model === '' ? 'scripted/default:off' : input.model),
             async prompt(text) {
               state = 'running';
               try {

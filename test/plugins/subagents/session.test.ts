@@ -9,7 +9,10 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../../kernel/index.js';
+import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
+import { interruptedSubagents, offerRetry } from '../../../plugins/subagents/recovery.js';
 import { deferred, rejectionOf, waitFor } from '../../support/engine-harness.js';
+import { scriptedDialogs } from '../host-command/dialogs.js';
 import { createSubagentsFixture, type SubagentsFixture } from './fixture.js';
 
 let f: SubagentsFixture;
@@ -182,6 +185,23 @@ describe('progress, steering and stop', () => {
     expect(resumed).not.toHaveProperty('parentRunId');
     expect(runIds()).toEqual([runId]);
     hold.resolve();
+  });
+
+  it('offers each interrupted subagent for retry at session start; a confirmed one continues and reports by follow-up', async () => {
+    f.script = () => new Promise(() => undefined);
+    const first = await f.session.run({ prompt: 'One', label: 'one' });
+    const second = await f.session.run({ prompt: 'Two', label: 'two' });
+    await waitFor(() => f.session.live.get(first.runId) !== undefined && f.session.live.get(second.runId) !== undefined);
+    await f.restart();
+    f.script = () => ({ result: 'again' });
+    const interrupted = interruptedSubagents(f.session);
+    expect(interrupted.map((entry) => entry.label).sort()).toEqual(['one', 'two']);
+    const ui = scriptedDialogs([{ confirm: false }, { confirm: true }]);
+    await offerRetry(f.session, ui as unknown as ExtensionContext['ui'], interrupted);
+    await waitFor(() => f.followUps.length === 1);
+    const [declined, confirmed] = interrupted;
+    expect(f.followUps[0]?.details).toMatchObject({ runId: confirmed?.runId, state: 'completed', value: 'again' });
+    expect(f.session.inspect(declined?.runId ?? '').state).toBe('interrupted');
   });
 
   it('refuses what cannot be retried, and answers for this session\'s subagents only', async () => {
