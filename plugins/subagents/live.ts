@@ -8,7 +8,7 @@
  * fsynced). Nothing here runs an agent: the kernel does.
  */
 import type { AgentSetup, AgentSetupContext, AgentTransport, RunAccess, SessionProgress, WorkflowSession } from '../../kernel/index.js';
-import { PLUGIN_NAME, parseState, toJson, ZERO_USAGE, type SubagentState } from './state.js';
+import { PLUGIN_NAME, parseState, toJson, writableState, ZERO_USAGE, type SubagentState } from './state.js';
 
 export interface LiveAttempt {
   readonly runId: string;
@@ -100,7 +100,7 @@ function advance(state: SubagentState, progress: SessionProgress): SubagentState
 /** Best-effort progress write; false when nothing was written. */
 function record(access: RunAccess, change: (state: SubagentState) => SubagentState): boolean {
   try {
-    const state = parseState(access.pluginState(PLUGIN_NAME));
+    const state = writableState(access.pluginState(PLUGIN_NAME));
     if (state === undefined) return false;
     const next = change(state);
     if (next === state) return false;

@@ -19,7 +19,7 @@ import type { KernelPlugin, WorkflowHostSession } from '../../kernel/index.js';
 import { LiveSessions } from './live.js';
 import { isStandalone } from './records.js';
 import { SubagentsSession, type FollowUp } from './session.js';
-import { LAUNCH_OPTION, NO_PROGRESS, PLUGIN_NAME, checkRequest, initialState, parseState, toJson } from './state.js';
+import { LAUNCH_OPTION, NO_PROGRESS, PLUGIN_NAME, checkRequest, initialState, toJson, writableState } from './state.js';
 
 /** What the Pi side gives the plugin: follow-up delivery and the main context's usage. */
 export interface SubagentsPiSide {
@@ -81,7 +81,7 @@ export function createSubagentsPlugin(runtime: SubagentsRuntime): KernelPlugin {
           if (request !== undefined) input.setPluginState(PLUGIN_NAME, toJson(initialState(checkRequest(request))));
           return;
         }
-        const state = parseState(input.pluginState(PLUGIN_NAME));
+        const state = writableState(input.pluginState(PLUGIN_NAME));
         // A retry child reruns the agent: its progress starts again (the source keeps its own).
         if (input.kind === 'retry' && state !== undefined) {
           const { session: _session, ...rest } = state;

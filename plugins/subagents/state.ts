@@ -118,8 +118,9 @@ export function parseState(value: JsonValue | undefined): SubagentState | undefi
   return validState(value) ? value : initialState({});
 }
 
-export function isStandaloneState(plugins: Readonly<Record<string, JsonValue>>): boolean {
-  return plugins[PLUGIN_NAME] !== undefined;
+/** A state this copy wrote and can update; another shape is kept as it is (progress is then not recorded). */
+export function writableState(value: JsonValue | undefined): SubagentState | undefined {
+  return value !== undefined && validState(value) ? value : undefined;
 }
 
 export function toJson(state: SubagentState): JsonValue {
