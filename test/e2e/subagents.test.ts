@@ -6,17 +6,17 @@
  * process is listed as interrupted by the next `pi` process, and
  * `subagents_retry` completes it without a UI.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPiHome, installPackage, runPi, startPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, PI_EXECUTES_TOOLS, runPi, startPi, type PiHome } from './support/pi-cli.js';
 import { jsonEvents, toolExecution, toolExecutions } from './support/pi-events.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const RUN_ID = /wf-[0-9a-z]{9}-[0-9a-f]{8}/;
 
-function piPrompt(sessionId: string, prompt: string): string[] {
-  return ['--mode', 'json', '--approve', '--session-id', sessionId, prompt];
+function piPrompt(sessionId: string, prompt: string, extra: readonly string[] = []): string[] {
+  return ['--mode', 'json', '--approve', ...extra, '--session-id', sessionId, prompt];
 }
 
 /** A tool result's JSON text (every subagent tool answers with its result object as JSON). */
@@ -144,5 +144,28 @@ describe('standalone subagents in a pi process', () => {
     expect(model.agentRequests('Survive the crash')).toBe(2);
     expect(pi.readJson(join(pi.runDir('crash', runId), 'snapshot.json'))).toMatchObject({ runId, state: 'completed' });
     expect(RUN_ID.test(runId)).toBe(true);
+  });
+
+  it.runIf(PI_EXECUTES_TOOLS)('code mode under codemodeTools "read-only" gets subagents_inspect objects and no subagents_run', async () => {
+    const settings = join(pi.agentDir, 'pi-extensible-workflows', 'settings.json');
+    mkdirSync(join(pi.agentDir, 'pi-extensible-workflows'), { recursive: true });
+    writeFileSync(settings, JSON.stringify({ codemodeTools: 'read-only' }));
+    try {
+      const code = `const list = await tools.subagents_inspect({});
+        const missing = await tools.subagents_inspect({ runId: 'wf-000000000-00000000' });
+        let run;
+        try { run = await tools.subagents_run({ prompt: 'never' }); } catch (error) { run = 'refused: ' + error.message; }
+        return JSON.stringify({ list, missing: missing.error.code, run });`;
+      model.main(({ toolResults }) => (toolResults.length === 0 ? { toolCalls: [{ name: 'codemode', arguments: { code } }] } : { text: 'Checked.' }));
+      const { stdout } = await runPi(pi, piPrompt('codemode', 'Inspect from code mode', ['--tools', '+codemode']));
+      const codemode = toolExecution(stdout, 'codemode');
+      expect(codemode.isError, codemode.text).toBe(false);
+      const reported = JSON.parse(/\{"list".*\}/.exec(codemode.text)?.[0] ?? 'null') as { list: unknown; missing: string; run: unknown };
+      expect(reported.list).toEqual({ subagents: [] });
+      expect(reported.missing).toBe('RUN_NOT_FOUND');
+      expect(reported.run).toMatch(/^refused: tools\.subagents_run does not exist/);
+    } finally {
+      rmSync(settings);
+    }
   });
 });
