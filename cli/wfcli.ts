@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
+import { unsupportedNode } from '../kernel/node-version.js';
 
 const USAGE = `usage:
   wfcli run --script <workflow.js> [--name <workflow-name>] [--input <json>] [--budget <json>] [--approve | --no-approve]
@@ -11,6 +12,8 @@ const USAGE = `usage:
 `;
 
 export async function main(argv: readonly string[]): Promise<number> {
+  const oldNode = unsupportedNode();
+  if (oldNode !== undefined) return (process.stderr.write(`wfcli: ${oldNode}\n`), 1);
   const [command, ...rest] = argv;
   // The relay bridge is a separate service; load it only when asked for.
   if (command === 'relay') return (await import('../relay/cli.js')).main(rest);

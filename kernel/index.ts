@@ -19,6 +19,7 @@ export { createHooks } from './hooks.js';
 export type { DiagnoseInput, HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
 export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
 export * from './errors.js';
+export { MINIMUM_NODE_VERSION, assertSupportedNode, unsupportedNode } from './node-version.js';
 export * from './states.js';
 export * from './events.js';
 export type { JsonValue } from './json.js';

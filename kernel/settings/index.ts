@@ -31,7 +31,10 @@ export {
 } from './selectors.js';
 export { loadSettings } from './load.js';
 export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
+export { SETTINGS_DIAGNOSTIC_CODES, settingsDiagnostics } from './diagnostics.js';
+export type { SettingsDiagnostic, SettingsDiagnosticCode } from './diagnostics.js';
 export type {
+  ExtensionSettingsSource,
   LoadSettingsInput,
   LoadedSettings,
   RunOptions,
@@ -47,7 +50,10 @@ export {
   UNIVERSAL_PATTERN,
   compileSelector,
   evaluateSelectors,
+  isExactSelector,
+  narrowSelection,
   parseSelector,
   selectorMatches,
+  wideningEntry,
 } from './selector-eval.js';
 export type { ParsedSelector, SelectorKind } from './selector-eval.js';

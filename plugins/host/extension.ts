@@ -94,7 +94,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       kernel = buildHostKernel({
         ...(options.plugins === undefined ? {} : { plugins: options.plugins() }),
         known: options.known ?? readPluginManifest(pkg()?.root),
-        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel() },
+        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools() },
       });
       startWorkflowSession(kernel);
       const agentDir = options.agentDir ?? resolveAgentDir();

@@ -178,7 +178,8 @@ describe('/workflow in a pi process', () => {
         `  completed · deploy · ${runs.deploy} · phase ask · 1 agent: 1 completed`,
         `  completed · review · ${runs.review} · phase fix · 3 agents: 3 completed`,
         'Model aliases:',
-        '  (none)',
+        // The starter's dynamic aliases (dist/starter/index.js is one of the package's entries).
+        ...['developer-model', 'oracle-model', 'researcher-model', 'reviewer-model', 'scout-model'].map((alias) => `  ${alias} · dynamic · extension "reviewLoop starter" 1.0.0`),
         'This listing is read-only without a UI; change runs with the workflow tools (workflow_resume, workflow_stop, workflow_respond).',
         '',
       ].join('\n'),

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PI_LATEST_CLI } from '../../../scripts/pi-latest.js';
+import { toolExecutions, type ToolExecution } from './pi-events.js';
 import { MODEL_ID, type ScriptedModel } from './scripted-model.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -115,7 +116,8 @@ export function createPiHome(model: ScriptedModel): PiHome {
   };
 }
 
-function piEnv(home: PiHome): NodeJS.ProcessEnv {
+/** The environment of every `pi` and `wfcli` process: the temp HOME and agent dir, offline, none of the developer's PI_* settings. */
+export function piEnv(home: PiHome): NodeJS.ProcessEnv {
   // The developer's own PI_* settings (agent dir, session dir, offline ...) must not leak in.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PI_')));
   return { ...env, HOME: home.home, PI_CODING_AGENT_DIR: home.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' };
@@ -195,4 +197,24 @@ export async function runPi(home: PiHome, args: readonly string[]): Promise<PiRe
   const result = await pi.exited.finally(() => clearTimeout(guard));
   if (result.code !== 0) throw new Error(`pi ${args.join(' ')} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
   return result;
+}
+
+/**
+ * One JSON-mode `pi` session (`sessionId`, project trusted) whose model calls
+ * `workflow` once per launch, foreground, in order, then ends; returns the
+ * `workflow` tool executions.
+ */
+export async function launchWorkflows(
+  home: PiHome,
+  model: ScriptedModel,
+  sessionId: string,
+  launches: readonly Record<string, unknown>[],
+  extra: readonly string[] = [],
+): Promise<ToolExecution[]> {
+  model.main(({ toolResults }) => {
+    const next = launches[toolResults.length];
+    return next === undefined ? { text: 'done' } : { toolCalls: [{ name: 'workflow', arguments: { foreground: true, ...next } }] };
+  });
+  const { stdout } = await runPi(home, [...extra, '--mode', 'json', '--approve', '--session-id', sessionId, 'Run the workflows']);
+  return toolExecutions(stdout).filter((execution) => execution.toolName === 'workflow');
 }

@@ -82,7 +82,7 @@ export function fakeContext(cwd: string, usage?: ContextUsage): ExtensionContext
     sessionManager: { getSessionId: () => 's1', getSessionFile: () => undefined },
     hasUI: false,
     mode: 'print',
-    isProjectTrusted: () => false,
+    isProjectTrusted: () => true,
     getContextUsage: () => usage,
   } as unknown as ExtensionContext;
 }
@@ -106,11 +106,13 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
   const pi = fakePi();
   let host: HostSession | undefined;
   const harness = createHarness({
-    plugins: [...(options.plugins ?? []), createHostPlugin({ eventBus: () => pi.api.events, tools: () => host, rootModel: () => host?.rootModel() })],
+    plugins: [...(options.plugins ?? []), createHostPlugin({ eventBus: () => pi.api.events, tools: () => host, rootModel: () => host?.rootModel(), rootTools: () => host?.rootTools() })],
   });
   const ctx = fakeContext(harness.cwd);
   // The host's engine over the harness's kernel and storage (closed with the harness).
-  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home });
+  // Pi trusts a project with nothing trust-requiring in it, like the harness's.
+  const projectTrusted = options.projectTrusted ?? true;
+  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home, projectTrusted });
   harness.engines.push(engine);
   harness.engine = engine;
   host = new HostSession({
@@ -120,7 +122,7 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
     cwd: harness.cwd,
     sessionId: harness.sessionId,
     agentDir: harness.agentDir,
-    projectTrusted: options.projectTrusted ?? false,
+    projectTrusted,
     kernel: harness.kernel,
   });
   const session = host;
