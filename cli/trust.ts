@@ -17,10 +17,22 @@ export interface TrustQuery {
   readonly settings: SettingsManager;
 }
 
-export function headlessProjectTrust(query: TrustQuery): boolean {
-  if (query.override !== undefined) return query.override;
-  if (!hasTrustRequiringProjectResources(query.cwd)) return true;
+/** What decided: a flag, nothing to trust in the project, the stored `/trust` answer, or `defaultProjectTrust`. */
+export type TrustSource = 'flag' | 'no-project-resources' | 'stored' | 'default';
+
+export interface TrustDecision {
+  readonly trusted: boolean;
+  readonly decidedBy: TrustSource;
+}
+
+export function projectTrustDecision(query: TrustQuery): TrustDecision {
+  if (query.override !== undefined) return { trusted: query.override, decidedBy: 'flag' };
+  if (!hasTrustRequiringProjectResources(query.cwd)) return { trusted: true, decidedBy: 'no-project-resources' };
   const stored = new ProjectTrustStore(query.agentDir).get(query.cwd);
-  if (stored !== null) return stored;
-  return query.settings.getDefaultProjectTrust() === 'always';
+  if (stored !== null) return { trusted: stored, decidedBy: 'stored' };
+  return { trusted: query.settings.getDefaultProjectTrust() === 'always', decidedBy: 'default' };
+}
+
+export function headlessProjectTrust(query: TrustQuery): boolean {
+  return projectTrustDecision(query).trusted;
 }

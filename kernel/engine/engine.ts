@@ -36,9 +36,9 @@ import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } fro
 import { persistSegment, type Segment } from './segment.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
-import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
-export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
@@ -67,6 +67,11 @@ export class WorkflowEngine {
       this.#options.onWarning?.(isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error)));
     }
   };
+
+  /** Doctor's view of a launch here: settings, segment state and (given options) one agent prepared in `inspection` mode; no run. */
+  inspectPreparation(cwd: string, agentOptions?: AgentOptionsInput): Promise<PreparationInspection> {
+    return this.#prep.inspection(cwd, agentOptions);
+  }
 
   /** The static preflight of a script, as a launch would see it (no run is created). */
   inspect(source: string): ReturnType<typeof preflight> {
@@ -395,5 +400,3 @@ export class WorkflowEngine {
     await this.#pool.close();
   }
 }
-
-

@@ -79,7 +79,8 @@ export function createPiHome(model: ScriptedModel): PiHome {
   };
 }
 
-function piEnv(home: PiHome): NodeJS.ProcessEnv {
+/** The environment every `pi` and `wfcli` process of the tests gets. */
+export function piEnv(home: PiHome): NodeJS.ProcessEnv {
   // The developer's own PI_* settings (agent dir, session dir, offline ...) must not leak in.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PI_')));
   return { ...env, HOME: home.home, PI_CODING_AGENT_DIR: home.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' };
@@ -91,6 +92,11 @@ export const WFCLI = join(REPO_ROOT, 'dist', 'cli', 'wfcli.js');
 /** Starts `pi <args>` in the project directory. */
 export function startPi(home: PiHome, args: readonly string[]): PiProcess {
   return startCli(home, PI_CLI, args);
+}
+
+/** Starts `wfcli <args>` in the project directory, with the environment `pi` gets. */
+export function startWfcli(home: PiHome, args: readonly string[]): PiProcess {
+  return startCli(home, WFCLI, args);
 }
 
 /** Runs `wfcli <args>` in the project directory, with the environment `pi` gets, to its end (any exit code). */

@@ -24,6 +24,8 @@ export interface ScriptedModel {
   main(script: MainScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
+  /** Every request the server received so far, main session and agents. */
+  totalRequests(): number;
   /** Leaves the next request of an agent with this prompt unanswered, for good. */
   holdNext(prompt: string): void;
   /** Settles once `count` agent requests with this prompt arrived. */
@@ -78,6 +80,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       script = next;
     },
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
+    totalRequests: () => server.requests.length,
     holdNext: (prompt) => void held.add(prompt),
     waitForAgentRequest: (prompt, count) =>
       (counts.get(prompt) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ prompt, count, resolve })),

@@ -1,0 +1,68 @@
+/**
+ * `wfcli --help`, every command's `--help`, usage errors (exit 2 with the
+ * command's usage) and the README's command table, through `main` in
+ * process: none of these start Pi.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMANDS, main } from '../../cli/main.js';
+import { captureIo } from './cli-io.js';
+
+const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+
+describe('wfcli help and usage', () => {
+  it('wfcli --help lists every command with its summary, on stdout, exit 0', async () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const io = captureIo();
+      expect(await main(argv, io)).toBe(0);
+      expect(io.err()).toBe('');
+      for (const spec of COMMANDS) expect(io.out()).toContain(`  ${spec.name.padEnd(16)}${spec.summary}\n`);
+      expect(io.out()).toContain(`  ${'relay'.padEnd(16)}Start the relay bridge`);
+      expect(io.out()).toContain('Exit codes: 0 success, 1 a typed\nworkflow error (CODE: message on stderr), 2 a usage error.');
+    }
+  });
+
+  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('wfcli %s --help prints its usage, summary and options, exit 0', async (name, spec) => {
+    for (const flag of ['--help', '-h']) {
+      const io = captureIo();
+      expect(await main([...name.split(' '), flag], io)).toBe(0);
+      expect(io.out()).toBe(`usage:\n${spec.usage.map((line) => `  ${line}\n`).join('')}\n${spec.summary}\n\n${spec.help}\n`);
+      for (const option of Object.keys(spec.options)) expect(spec.help, `--${option} of ${name} is described`).toContain(`--${option}`);
+    }
+    const viaHelp = captureIo();
+    expect(await main(['help', ...name.split(' ')], viaHelp)).toBe(0);
+    expect(viaHelp.out()).toContain(spec.summary);
+  });
+
+  it('no command, an unknown command, an unknown flag, a missing or extra argument are usage errors (exit 2)', async () => {
+    const cases: [readonly string[], RegExp][] = [
+      [[], /^usage: wfcli <command>/],
+      [['frobnicate'], /^wfcli: unknown command "frobnicate"\nusage: wfcli <command>/],
+      [['status'], /^wfcli status: missing argument: wfcli status <run-id> \[--json\]\nusage:\n {2}wfcli status <run-id> \[--json\]\n$/],
+      [['status', 'a', 'b'], /^wfcli status: unexpected argument "b"\n/],
+      [['list', '--frob'], /^wfcli list: Unknown option '--frob'/],
+      [['stop', 'wf-x', '--', 'more'], /^wfcli stop: "--" is not accepted here\n/],
+      [['run'], /^wfcli run: give a workflow name or --script <file>\n/],
+      [['run', 'brief', '--script', 'x.js'], /^wfcli run: give a workflow name or --script, not both\n/],
+      [['run', 'brief', '--name', 'other'], /^wfcli run: --name names a --script run/],
+      [['run', '--script', 'x.js', '--approve', '--no-approve'], /^wfcli run: --approve and --no-approve exclude each other\n/],
+      [['doctor', '--prompt', 'hi'], /^wfcli doctor: --prompt goes with --agent-options\n/],
+      [['doctor', 'cleanup', '--older-than-days', 'soon'], /^wfcli doctor cleanup: --older-than-days takes a number of days, not "soon"\n/],
+      [['inspect', '--json', '--summary'], /^wfcli inspect: --json and --summary exclude each other\n/],
+      [['transcript', 'file.jsonl', '--tail', '0'], /^wfcli transcript: --tail takes a positive whole number, not "0"\n/],
+      [['export', 'brief', '--name', '../evil'], /^wfcli export: "..\/evil" cannot be a command name/],
+    ];
+    for (const [argv, message] of cases) {
+      const io = captureIo();
+      expect(await main(argv, io), argv.join(' ')).toBe(2);
+      expect(io.err(), argv.join(' ')).toMatch(message);
+      expect(io.out()).toBe('');
+    }
+  });
+
+  it('the README command table lists every command', () => {
+    const table = README.slice(README.indexOf('## wfcli commands'));
+    for (const name of [...COMMANDS.map((spec) => spec.name), 'relay']) expect(table, name).toMatch(new RegExp(`^\\| \`wfcli ${name}[ \`]`, 'm'));
+  });
+});
