@@ -31,7 +31,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     });
     const proposalId = handle.held?.details?.proposalId;
     if (handle.held && budget !== undefined && typeof proposalId === 'string') {
-      io.stderr(`approved: ${handle.held.message.replace(/: answer proposal .*$/, '')} (proposal ${proposalId}, your --budget)\n`);
+      const summary = host.engine.status(host.cwd, runId).proposals.find((proposal) => proposal.id === proposalId)?.summary ?? handle.held.message;
+      io.stderr(`approved: ${summary} (proposal ${proposalId}, from your --budget)\n`);
       handle = (await host.engine.respondProposal(host.cwd, runId, proposalId, true)).resumed;
     }
     if (handle === undefined || handle.held) {

@@ -23,7 +23,8 @@ const processIo: CliIo = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   stderrIsTTY: process.stderr.isTTY === true,
-  ...(process.stderr.columns === undefined ? {} : { columns: process.stderr.columns }),
+  // A pseudo-terminal without a size reports 0 columns: keep the default width then.
+  ...(process.stderr.columns > 0 ? { columns: process.stderr.columns } : {}),
   onInterrupt,
 };
 

@@ -66,6 +66,8 @@ describe('wfcli resume, status, list, inspect, stop, retry', () => {
 
     const resumed = await runWfcli(pi, ['resume', runId]);
     expect(runIdOf(resumed)).toBe(runId);
+    // No progress line: stderr is not a terminal.
+    expect(resumed.stderr).not.toContain('\x1b[');
     const value = json(resumed) as { first: string; second: string; branch: string };
     expect(value).toMatchObject({ first: 'First task: done', second: 'Second task: done' });
     expect(model.agentRequests('First task')).toBe(1);
@@ -94,11 +96,28 @@ describe('wfcli resume, status, list, inspect, stop, retry', () => {
     expect(inspection?.systemPrompts).toHaveLength(3);
   });
 
-  it('stops a stored run; a stopped run cannot be stopped again; a missing one is unknown_run', async () => {
+  it('a run out of budget says how to resume it; a raise passed to wfcli resume is approved at once and the run finishes', async () => {
+    const halted = await runWfcli(pi, ['run', '--script', script('budget.js', "return [await agent('Budget one'), await agent('Budget two')];"), '--budget', '{"agentLaunches":{"hard":1}}']);
+    expect(halted.code).toBe(1);
+    const runId = runIdOf(halted);
+    expect(halted.stderr).toMatch(/^BUDGET_EXHAUSTED: /m);
+    expect(halted.stderr).toContain(`continue it with a larger budget: wfcli resume ${runId} --budget '<json>'`);
+    const resumed = await runWfcli(pi, ['resume', runId, '--budget', '{"agentLaunches":{"hard":3}}']);
+    expect(resumed.stderr).toMatch(/^approved: Raise the workflow budget/m);
+    expect(json(resumed)).toEqual(['Budget one: done', 'Budget two: done']);
+    expect(model.agentRequests('Budget one')).toBe(1);
+    expect(model.agentRequests('Budget two')).toBe(1);
+  });
+
+  it('Ctrl-C interrupts a run; stop stops it; a stopped run cannot be stopped again; a missing one is unknown_run', async () => {
     model.holdNext('Stop me');
     const run = startWfcli(pi, ['run', '--script', script('stop.js', "return await agent('Stop me');")]);
     await model.waitForAgentRequest('Stop me', 1);
-    const runId = runIdOf(await run.kill());
+    const interrupted = await run.interrupt();
+    expect(interrupted.code).toBe(1);
+    const runId = runIdOf(interrupted);
+    expect(interrupted.stderr).toContain(`interrupted: run ${runId} was interrupted; continue it with: wfcli resume ${runId}`);
+    expect((json(await runWfcli(pi, ['status', runId, '--json'])) as { state: string }).state).toBe('interrupted');
     const stopped = await runWfcli(pi, ['stop', runId, '--json']);
     expect(json(stopped)).toEqual({ stopped: true });
     const again = await runWfcli(pi, ['stop', runId]);

@@ -43,6 +43,8 @@ export interface PiProcess {
   readonly exited: Promise<PiResult>;
   /** SIGKILL: the host dies without any shutdown. */
   kill(): Promise<PiResult>;
+  /** SIGINT (Ctrl-C), then waits for the end. */
+  interrupt(): Promise<PiResult>;
 }
 
 const live = new Map<string, Set<ChildProcess>>();
@@ -124,6 +126,10 @@ function startCli(home: PiHome, script: string, args: readonly string[]): PiProc
     exited,
     kill() {
       child.kill('SIGKILL');
+      return exited;
+    },
+    interrupt() {
+      child.kill('SIGINT');
       return exited;
     },
   };
