@@ -10,7 +10,7 @@
 import { TERMINAL_RUN_STATES, WorkflowError, type StatusSummary } from '../kernel/index.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { projectRuns } from './list.js';
-import { openLocalSession } from './session.js';
+import { withLocalSession } from './session.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -73,17 +73,13 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     }
     return EXIT_OK;
   }
-  const local = await openLocalSession(io);
-  try {
-    const { host } = local;
+  return withLocalSession(io, {}, async ({ host }) => {
     if (!host.projectTrusted) throw new WorkflowError('CONFIG_ERROR', `The project ${host.cwd} is not trusted: trust it in pi (/trust) before cleaning up its runs`, { cwd: host.cwd });
     const result = host.engine.deleteRuns(host.cwd, candidates);
     if (json) printJson(io, { dryRun: false, removed: result.deleted, skipped: result.skipped });
     else print(io, 'removed', result.deleted, result.skipped);
     return result.skipped.some((skip) => skip.reason === 'failed') ? EXIT_FAILED : EXIT_OK;
-  } finally {
-    await local.dispose();
-  }
+  });
 }
 
 export const cleanupCommand: CommandSpec = {

@@ -11,13 +11,13 @@
  * linked into place, which fails if the output exists, unless `--force`
  * (then renamed over it).
  */
-import { linkSync, unlinkSync } from 'node:fs';
+import { existsSync, linkSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { WorkflowError, loadingRegistry, writeFileAtomic } from '../kernel/index.js';
 import { findPackage } from '../plugins/host/package-info.js';
 import { checkpointingFunction, headlessCheckpointError } from './checkpoints.js';
 import { EXIT_OK, UsageError, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { openLocalSession, printWarnings } from './session.js';
+import { withLocalSession } from './session.js';
 
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -69,9 +69,9 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (!COMMAND_NAME.test(command)) throw new UsageError(`"${command}" cannot be a command name: use letters, digits, ".", "_" and "-"`);
   const output = resolve(io.cwd, stringOption(parsed, 'output') ?? command);
   const force = flag(parsed, 'force');
-  const local = await openLocalSession(io);
-  try {
-    printWarnings(local, io);
+  // Checked again when the file is linked into place; this only saves starting Pi.
+  if (!force && existsSync(output)) throw existsError(output);
+  return withLocalSession(io, {}, async () => {
     const registry = loadingRegistry();
     if (registry.getFunction(workflow) === undefined) {
       const known = [...registry.functions().keys()].sort();
@@ -82,9 +82,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     writeLauncher(output, launcherScript({ command, workflow, node: process.execPath, wfcli: wfcliPath() }), force);
     io.stdout(`${output}\n`);
     return EXIT_OK;
-  } finally {
-    await local.dispose();
-  }
+  });
 }
 
 export const exportCommand: CommandSpec = {

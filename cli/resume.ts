@@ -13,7 +13,7 @@
 import type { RunHandle } from '../kernel/index.js';
 import { EXIT_FAILED, JSON_OPTION, TRUST_OPTIONS, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
-import { findStoredRun, openLocalSession, parseJsonOption, printWarnings } from './session.js';
+import { findStoredRun, inRunSession, parseJsonOption } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
@@ -21,9 +21,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const expectedState = stringOption(parsed, 'expected-state');
   const trust = trustOverride(parsed);
   const stored = findStoredRun(io, runId);
-  const local = await openLocalSession(io, { sessionId: stored.snapshot.sessionId, ...(trust === undefined ? {} : { trust }) });
-  try {
-    printWarnings(local, io);
+  return inRunSession(io, stored, trust, async (local) => {
     const { host } = local;
     let handle: RunHandle | undefined = await host.engine.resume(host.cwd, runId, {
       ...(expectedState === undefined ? {} : { expectedState }),
@@ -39,10 +37,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       io.stderr(`held: ${handle?.held?.message ?? `run ${runId} did not resume`}\n`);
       return EXIT_FAILED;
     }
-    return await followRun(local, handle, io, { json: flag(parsed, 'json'), name: stored.snapshot.workflow.name });
-  } finally {
-    await local.dispose();
-  }
+    return followRun(local, handle, io, { json: flag(parsed, 'json'), name: stored.snapshot.workflow.name });
+  });
 }
 
 export const resumeCommand: CommandSpec = {

@@ -7,16 +7,14 @@
 import type { RunHandle } from '../kernel/index.js';
 import { JSON_OPTION, TRUST_OPTIONS, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
-import { findStoredRun, openLocalSession, printWarnings } from './session.js';
+import { findStoredRun, inRunSession } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const expectedState = stringOption(parsed, 'expected-state');
   const trust = trustOverride(parsed);
   const stored = findStoredRun(io, runId);
-  const local = await openLocalSession(io, { sessionId: stored.snapshot.sessionId, ...(trust === undefined ? {} : { trust }) });
-  try {
-    printWarnings(local, io);
+  return inRunSession(io, stored, trust, async (local) => {
     const { host } = local;
     let handle: RunHandle;
     try {
@@ -25,10 +23,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       // A refused retry carries the source run's diagnostics, as workflow_retry's does.
       throw host.withDiagnostics(error, runId);
     }
-    return await followRun(local, handle, io, { json: flag(parsed, 'json'), name: stored.snapshot.workflow.name });
-  } finally {
-    await local.dispose();
-  }
+    return followRun(local, handle, io, { json: flag(parsed, 'json'), name: stored.snapshot.workflow.name });
+  });
 }
 
 export const retryCommand: CommandSpec = {

@@ -13,7 +13,7 @@ import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } fro
 import { JSON_OPTION, TRUST_OPTIONS, UsageError, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
 import type { LocalPiSession } from './headless-host.js';
-import { openLocalSession, parseJsonOption, printWarnings } from './session.js';
+import { parseJsonOption, withLocalSession } from './session.js';
 import { parseWorkflowInput } from './workflow-input.js';
 
 function readSource(path: string): string {
@@ -59,7 +59,8 @@ function byName(name: string, base: JsonValue | undefined, rest: readonly string
   }
   const checkpointing = checkpointingFunction([name]);
   if (checkpointing !== undefined) throw headlessCheckpointError(`the registered function "${checkpointing}" uses checkpoint`);
-  return { name, source: functionScript(name), args: workflowInput(base, rest, fn.definition.input) };
+  // A function takes one object: no input at all is the empty one.
+  return { name, source: functionScript(name), args: workflowInput(base ?? {}, rest, fn.definition.input) };
 }
 
 function byScript(local: LocalPiSession, path: string, name: string | undefined, base: JsonValue | undefined, rest: readonly string[]): Launch {
@@ -78,9 +79,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const base = parseJsonOption('--input', stringOption(parsed, 'input'));
   const budget = parseJsonOption('--budget', stringOption(parsed, 'budget'));
   const trust = trustOverride(parsed);
-  const local = await openLocalSession(io, trust === undefined ? {} : { trust });
-  try {
-    printWarnings(local, io);
+  return withLocalSession(io, trust === undefined ? {} : { trust }, async (local) => {
     const { host } = local;
     let launch: Launch;
     let handle;
@@ -90,10 +89,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     } catch (error) {
       throw withLoadErrors(error, local);
     }
-    return await followRun(local, handle, io, { json: flag(parsed, 'json'), name: launch.name });
-  } finally {
-    await local.dispose();
-  }
+    return followRun(local, handle, io, { json: flag(parsed, 'json'), name: launch.name });
+  });
 }
 
 export const runCommand: CommandSpec = {

@@ -18,6 +18,22 @@ export function printWarnings(local: LocalPiSession, io: CliIo): void {
   for (const warning of local.warnings) io.stderr(`warning: ${warning}\n`);
 }
 
+/** Runs `act` in a headless Pi session (its warnings printed first), disposed whatever happens. */
+export async function withLocalSession<T>(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'>, act: (local: LocalPiSession) => Promise<T>): Promise<T> {
+  const local = await openLocalSession(io, options);
+  try {
+    printWarnings(local, io);
+    return await act(local);
+  } finally {
+    await local.dispose();
+  }
+}
+
+/** Runs `act` as the session that owns a stored run of this project (`resume`, `retry`, `stop`). */
+export function inRunSession<T>(io: CliIo, found: StoredRun, trust: boolean | undefined, act: (local: LocalPiSession) => Promise<T>): Promise<T> {
+  return withLocalSession(io, { sessionId: found.snapshot.sessionId, ...(trust === undefined ? {} : { trust }) }, act);
+}
+
 export function parseJsonOption(flag: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
   try {

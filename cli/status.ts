@@ -13,15 +13,12 @@
 import { readRunLock } from '../kernel/index.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { formatStatus } from './format.js';
-import { findStoredRun, openLocalSession, printWarnings } from './session.js';
+import { findStoredRun, withLocalSession } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const { runDir } = findStoredRun(io, runId);
-  const local = await openLocalSession(io);
-  try {
-    printWarnings(local, io);
-    const { host } = local;
+  return withLocalSession(io, {}, async ({ host }) => {
     const summary = { ...host.engine.status(host.cwd, runId), executing: readRunLock(runDir) !== undefined };
     const status = { ...summary, delivery: { mode: summary.launchMode, state: 'none' }, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
     if (flag(parsed, 'json')) printJson(io, status);
@@ -33,9 +30,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       }
     }
     return EXIT_OK;
-  } finally {
-    await local.dispose();
-  }
+  });
 }
 
 export const statusCommand: CommandSpec = {

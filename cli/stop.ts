@@ -7,7 +7,7 @@
  */
 import { readRunLock, type StopResult } from '../kernel/index.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { findStoredRun, openLocalSession, printWarnings, type StoredRun } from './session.js';
+import { findStoredRun, inRunSession, type StoredRun } from './session.js';
 
 function stored(io: CliIo, runId: string): StoredRun | undefined {
   try {
@@ -17,14 +17,8 @@ function stored(io: CliIo, runId: string): StoredRun | undefined {
   }
 }
 
-async function stopStored(io: CliIo, found: StoredRun, runId: string): Promise<StopResult> {
-  const local = await openLocalSession(io, { sessionId: found.snapshot.sessionId });
-  try {
-    printWarnings(local, io);
-    return await local.host.engine.stop(local.host.cwd, runId);
-  } finally {
-    await local.dispose();
-  }
+function stopStored(io: CliIo, found: StoredRun, runId: string): Promise<StopResult> {
+  return inRunSession(io, found, undefined, (local) => local.host.engine.stop(local.host.cwd, runId));
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {

@@ -32,7 +32,3 @@ export function projectTrustDecision(query: TrustQuery): TrustDecision {
   if (stored !== null) return { trusted: stored, decidedBy: 'stored' };
   return { trusted: query.settings.getDefaultProjectTrust() === 'always', decidedBy: 'default' };
 }
-
-export function headlessProjectTrust(query: TrustQuery): boolean {
-  return projectTrustDecision(query).trusted;
-}
