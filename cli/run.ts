@@ -63,8 +63,7 @@ function byName(name: string, base: JsonValue | undefined, rest: readonly string
   return { name, source: functionScript(name), args: workflowInput(base ?? {}, rest, fn.definition.input) };
 }
 
-function byScript(local: LocalPiSession, path: string, name: string | undefined, base: JsonValue | undefined, rest: readonly string[]): Launch {
-  const source = readSource(path);
+function byScript(local: LocalPiSession, path: string, source: string, name: string | undefined, base: JsonValue | undefined, rest: readonly string[]): Launch {
   const inspected = local.host.engine.inspect(source);
   refuseCheckpoints(Object.values(inspected.sites), inspected.functionCalls);
   return { name: name ?? basename(path, extname(path)), source, args: workflowInput(base, rest) };
@@ -79,12 +78,18 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const base = parseJsonOption('--input', stringOption(parsed, 'input'));
   const budget = parseJsonOption('--budget', stringOption(parsed, 'budget'));
   const trust = trustOverride(parsed);
+  // A missing script fails before Pi starts.
+  const scriptPath = script === undefined ? undefined : resolve(io.cwd, script);
+  const source = scriptPath === undefined ? undefined : readSource(scriptPath);
   return withLocalSession(io, trust === undefined ? {} : { trust }, async (local) => {
     const { host } = local;
     let launch: Launch;
     let handle;
     try {
-      launch = script === undefined ? byName(workflowName ?? '', base, parsed.rest) : byScript(local, resolve(io.cwd, script), stringOption(parsed, 'name'), base, parsed.rest);
+      launch =
+        scriptPath === undefined || source === undefined
+          ? byName(workflowName ?? '', base, parsed.rest)
+          : byScript(local, scriptPath, source, stringOption(parsed, 'name'), base, parsed.rest);
       handle = await host.engine.launch({ name: launch.name, cwd: host.cwd, script: launch.source, args: launch.args, foreground: true, ...(budget === undefined ? {} : { options: { budget } }) });
     } catch (error) {
       throw withLoadErrors(error, local);

@@ -4,7 +4,8 @@
  * process: none of these start Pi.
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS, main } from '../../cli/main.js';
 import { captureIo } from './cli-io.js';
@@ -58,6 +59,34 @@ describe('wfcli help and usage', () => {
       expect(await main(argv, io), argv.join(' ')).toBe(2);
       expect(io.err(), argv.join(' ')).toMatch(message);
       expect(io.out()).toBe('');
+    }
+  });
+
+  it('typed errors that need no Pi session: exit 1 with CODE: message, before anything starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfcli-errors-'));
+    try {
+      const cases: [readonly string[], RegExp][] = [
+        [['run', '--script', 'missing.js'], /^INVALID_METADATA: Cannot read workflow script .*missing\.js: /],
+        [['run', 'brief', '--input', '{nope'], /^INVALID_METADATA: --input is not valid JSON: /],
+        [['doctor', '--agent-options', '[1]'], /^INVALID_METADATA: --agent-options must be a JSON object of agent options\n$/],
+        [['status', 'wf-000000000-00000000'], /^RUN_NOT_FOUND: No run wf-000000000-00000000 in this project\n$/],
+        [['resume', '../escape'], /^RUN_NOT_FOUND: invalid run id "..\/escape"\n$/],
+        [['list', '--session', 'bad id'], /^RUN_NOT_FOUND: invalid session id "bad id"\n$/],
+        [['transcript', 'missing.jsonl'], /^INVALID_METADATA: Cannot read session file .*missing\.jsonl: /],
+      ];
+      for (const [argv, message] of cases) {
+        const io = captureIo(dir, { home: dir });
+        expect(await main(argv, io), argv.join(' ')).toBe(1);
+        expect(io.err(), argv.join(' ')).toMatch(message);
+      }
+      const empty = captureIo(dir, { home: dir });
+      expect(await main(['inspect'], empty)).toBe(0);
+      expect(empty.out()).toBe('no runs in this project\n');
+      const stop = captureIo(dir, { home: dir });
+      expect(await main(['stop', 'wf-000000000-00000000'], stop)).toBe(1);
+      expect(stop.err()).toBe('unknown_run: run wf-000000000-00000000 is not available to stop: there is no such run in this project\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
