@@ -126,7 +126,10 @@ export function reportError(error: unknown, io: CliIo, spec?: CommandSpec): numb
     io.stderr(`wfcli${spec === undefined ? '' : ` ${spec.name}`}: ${messageOf(error)}\n${spec === undefined ? '' : usageText(spec)}`);
     return EXIT_USAGE;
   }
-  io.stderr(isWorkflowError(error) ? `${error.code}: ${error.message}\n` : `INTERNAL_ERROR: ${messageOf(error)}\n`);
+  if (!isWorkflowError(error)) io.stderr(`INTERNAL_ERROR: ${messageOf(error)}\n`);
+  // The host's refusal in an untrusted project names Pi's ways to trust it; the shell has one more.
+  else if (error.details?.reason === 'untrusted_project') io.stderr(`${error.code}: ${error.message} With wfcli, --approve trusts the project for one command.\n`);
+  else io.stderr(`${error.code}: ${error.message}\n`);
   return EXIT_FAILED;
 }
 

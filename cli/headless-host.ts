@@ -97,12 +97,7 @@ function abandon(error: WorkflowError): WorkflowError {
 export async function createLocalPiSession(options: LocalPiSessionOptions): Promise<LocalPiSession> {
   const cwd = resolve(options.cwd);
   const agentDir = resolve(options.agentDir ?? resolveAgentDir());
-  const trust = projectTrustDecision({
-    cwd,
-    agentDir,
-    ...(options.trust === undefined ? {} : { override: options.trust }),
-    settings: SettingsManager.create(cwd, agentDir, { projectTrusted: false }),
-  });
+  const trust = projectTrustDecision({ cwd, agentDir, ...(options.trust === undefined ? {} : { override: options.trust }) });
   const projectTrusted = trust.trusted;
   const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted });
   const packageRoot = options.packageRoot ?? findPackage()?.root;

@@ -5,7 +5,8 @@
  * and usage errors stay fast.
  */
 import { cleanupCommand } from './cleanup.js';
-import { EXIT_OK, EXIT_USAGE, helpText, parseCommand, reportError, type CliIo, type CommandSpec } from './command.js';
+import { unsupportedNode } from '../kernel/node-version.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, helpText, parseCommand, reportError, type CliIo, type CommandSpec } from './command.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
 import { inspectCommand } from './inspect.js';
@@ -57,6 +58,11 @@ function findCommand(argv: readonly string[]): { spec: CommandSpec; rest: readon
 }
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const oldNode = unsupportedNode();
+  if (oldNode !== undefined) {
+    io.stderr(`CONFIG_ERROR: ${oldNode}\n`);
+    return EXIT_FAILED;
+  }
   const [command, ...rest] = argv;
   // The relay bridge is a separate service; load it only when asked for.
   if (command === 'relay') return (await import('../relay/cli.js')).main(rest);

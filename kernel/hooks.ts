@@ -39,6 +39,12 @@ export interface ModelInventory {
   readonly availableModels: readonly string[];
   /** The launching session's model, `provider/model:thinking`. */
   readonly rootModel?: string;
+  /**
+   * The launching session's tools: the root candidate set that agents' tools
+   * are resolved against and limited to (spec 1 selectors rule 4). Absent
+   * without a launching session; the transport then uses its own defaults.
+   */
+  readonly rootTools?: readonly string[];
 }
 
 export interface ModelInventoryInput {

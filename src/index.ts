@@ -8,6 +8,7 @@
  * out and nothing else.
  */
 import type { ExtensionFactory } from '@earendil-works/pi-coding-agent';
+import { assertSupportedNode } from '../kernel/index.js';
 import { createWorkflowHostExtension, type WorkflowHostOptions } from '../plugins/host/index.js';
 
 export * from '../kernel/index.js';
@@ -20,7 +21,8 @@ export type { WorkflowHostOptions } from '../plugins/host/index.js';
  * the contributed plugins and Pi's locations.
  */
 export function createWorkflowHost(options: WorkflowHostOptions = {}): ExtensionFactory {
-  return createWorkflowHostExtension(options);
+  const factory = createWorkflowHostExtension(options);
+  return (pi) => (assertSupportedNode(), factory(pi));
 }
 
 const workflowHost: ExtensionFactory = createWorkflowHost();

@@ -7,9 +7,9 @@ import { WorkflowError, isWorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
 import { describeMissing } from '../plugin-set.js';
-import { loadingRegistry } from '../registry/index.js';
+import { loadingRegistry, validateExtensionSettings } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
-import { preflight, type PreflightResult } from '../preflight/index.js';
+import { functionSource, launchInspectionOptions, preflight, type PreflightResult } from '../preflight/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { initialPreparation, parseAgentArgs } from './ops/agent-options.js';
 import type { AgentPreparation } from '../contracts/preparation.js';
@@ -52,14 +52,17 @@ export class LaunchPrep {
     return this.#options.projectTrusted ?? false;
   }
 
-  settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
-    return loadSettings({
+  /** The segment's settings, with every extension's `validateSettings` run on them (a rejection stops the launch, resume or retry). */
+  async settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
+    const loaded = await loadSettings({
       cwd,
       ...(concurrency === undefined ? {} : { runOptions: { concurrency } }),
       agentDir: this.agentDir,
       projectTrusted: this.projectTrusted,
       ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
     });
+    validateExtensionSettings(loaded);
+    return loaded;
   }
 
   compile(source: string): PreflightResult {
@@ -123,7 +126,10 @@ export class LaunchPrep {
   async checkLaunch(launch: { readonly cwd: string; readonly name: string; readonly source: string }, settings: LoadedSettings, segment: Segment): Promise<void> {
     const compiled = this.compile(launch.source);
     const signal = new AbortController().signal;
-    const staticAgentOptions = compiled.staticAgentOptions.map((entry) => entry.options);
+    // Spec 2 rule 5: also the agent calls in the source of each registered function the script calls by name.
+    const registry = loadingRegistry();
+    const sources = compiled.functionCalls.flatMap((name) => functionSource(registry.getFunction(name)?.definition.run) ?? []);
+    const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources);
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
   }
@@ -142,7 +148,7 @@ export class LaunchPrep {
       agentDir: this.agentDir,
       projectTrusted: this.projectTrusted,
       defaults: segment.defaults,
-      capabilities: { tools: [], skills: [], extensions: [] },
+      capabilities: { tools: segment.inventory.rootTools ?? [], skills: [], extensions: [] },
       knownModels: segment.inventory.knownModels,
       availableModels: segment.inventory.availableModels,
       signal,

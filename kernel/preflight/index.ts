@@ -21,6 +21,7 @@ import { collectSites, siteEdits } from './sites.js';
 
 export { SITE_MARKER } from './names.js';
 export type { StaticAgentOptions } from './inspect.js';
+export { functionAgentOptions, functionSource, launchInspectionOptions } from './inspect.js';
 
 export interface PreflightOptions {
   /** Names the script may use as globals besides JS builtins: primitives (agent, shell, prompt, parallel, pipeline, phase, log, evidence, checkpoint, withWorktree, tools, args, ...) — passed in by the caller because plugins contribute some. */

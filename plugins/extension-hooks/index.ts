@@ -3,7 +3,7 @@
  * extensions registered (spec 2) at the kernel's preparation and setup points.
  */
 import { workflowPluginEntry, type KernelPlugin } from '../../kernel/index.js';
-import { runPreparationHooks } from './preparation.js';
+import { rememberSegmentSettings, runPreparationHooks } from './preparation.js';
 import { runSetupHooks } from './setup.js';
 
 export const PLUGIN_NAME = 'extension-hooks';
@@ -12,6 +12,7 @@ export const extensionHooksPlugin: KernelPlugin = {
   name: PLUGIN_NAME,
   apply(kernel) {
     // Stage 0: after the selectors' settings layers (stage -100), before alias resolution (stage 100).
+    kernel.hooks.preparation.segment.tap(PLUGIN_NAME, rememberSegmentSettings);
     kernel.hooks.preparation.prepare.tapPromise({ name: PLUGIN_NAME, stage: 0 }, runPreparationHooks);
     kernel.hooks.setup.setup.tapPromise(PLUGIN_NAME, runSetupHooks);
   },

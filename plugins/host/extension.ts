@@ -23,6 +23,7 @@ import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@earendil
 import {
   freezeWorkflowRegistry,
   loadingRegistry,
+  readCodemodeTools,
   resetWorkflowPlugins,
   resetWorkflowRegistry,
   resolveAgentDir,
@@ -81,7 +82,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       if (startError !== undefined) throw startError;
       return session;
     };
-    const tools = new WorkflowTools(pi, current);
+    const tools = new WorkflowTools(pi, current, { codemodeTools: readCodemodeTools(options.agentDir ?? resolveAgentDir()) });
     tools.registerCore();
     registerWorkflowCommand(pi, () => session);
     const pkg = (): PackageInfo | undefined => options.package ?? findPackage();
@@ -92,7 +93,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       kernel = buildHostKernel({
         ...(options.plugins === undefined ? {} : { plugins: options.plugins() }),
         known: options.known ?? readPluginManifest(pkg()?.root),
-        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel() },
+        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools() },
       });
       startWorkflowSession(kernel);
       const agentDir = options.agentDir ?? resolveAgentDir();

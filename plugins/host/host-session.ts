@@ -20,7 +20,7 @@ import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHand
 import { followUpText, runResult, type RunResult } from './delivery.js';
 import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
-import { PiToolExecutor } from './tool-executor.js';
+import { PiToolExecutor, isReservedTool } from './tool-executor.js';
 import type { ScriptTools } from './tool-primitive.js';
 import type { WorkflowHostView } from './view.js';
 
@@ -93,6 +93,15 @@ export class HostSession implements WorkflowHostView, ScriptTools {
     return model === undefined ? undefined : `${model.provider}/${model.id}:${this.#pi.getThinkingLevel()}`;
   }
 
+  /**
+   * The root candidate tool set (docs/resource-selectors.md): the tools active
+   * in this Pi session now, without the workflow and subagent tools, which
+   * are the runtime's own and never an agent's.
+   */
+  rootTools(): string[] {
+    return this.#pi.getActiveTools().filter((name) => !isReservedTool(name));
+  }
+
   /** What a retry of the run would replay and run again, its artifacts and named worktrees. */
   diagnose(run: StatusSummary): FailureDiagnostics {
     return failureDiagnostics(this.engine, this.#kernel, run);
@@ -157,7 +166,7 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   }
 
   refusal(name: string): string | undefined {
-    return this.#executor.refusal(name, this.#pi.getActiveTools());
+    return this.#executor.refusal(name, this.#pi);
   }
 
   call(runId: string, name: string, args: JsonValue, cwd: string, signal: AbortSignal): Promise<JsonValue> {

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createPiHome, REPO_ROOT, runPi, type PiHome } from './support/pi-cli.js';
-import { toolExecutions, type ToolExecution } from './support/pi-events.js';
+import { createPiHome, launchWorkflows, REPO_ROOT, runPi, type PiHome } from './support/pi-cli.js';
+import type { ToolExecution } from './support/pi-events.js';
 import { MODEL_ID, startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'filter-package');
@@ -66,15 +66,8 @@ describe('pi packages', () => {
     await runPi(pi, ['-p', '--approve', '--no-session', 'Which tools do you have?']);
     return offered.at(-1) ?? [];
   };
-  /** One JSON-mode `pi` session (`sessionId`) whose model calls `workflow` once per launch, in order. */
-  const launch = async (sessionId: string, launches: readonly Record<string, unknown>[], extra: readonly string[] = []): Promise<ToolExecution[]> => {
-    model.main(({ toolResults }) => {
-      const next = launches[toolResults.length];
-      return next === undefined ? { text: 'done' } : { toolCalls: [{ name: 'workflow', arguments: { foreground: true, ...next } }] };
-    });
-    const { stdout } = await runPi(pi, [...extra, '--mode', 'json', '--approve', '--session-id', sessionId, 'Run the workflows']);
-    return toolExecutions(stdout).filter((execution) => execution.toolName === 'workflow');
-  };
+  const launch = (sessionId: string, launches: readonly Record<string, unknown>[], extra: readonly string[] = []): Promise<ToolExecution[]> =>
+    launchWorkflows(pi, model, sessionId, launches, extra);
 
   it('installs this package and the fixture into the agent dir settings; their tools load', async () => {
     await runPi(pi, ['install', REPO_ROOT]);

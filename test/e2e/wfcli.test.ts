@@ -99,7 +99,7 @@ describe('wfcli run', () => {
     expect(rejected.stderr).toMatch(/^INVALID_METADATA: Launch option "budget" cannot be used: it is provided by the plugin "budgets", which is not loaded in this host; enable its entry dist\/plugins\/budgets\/index.js$/m);
   });
 
-  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted)', async () => {
+  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted); an untrusted project runs nothing', async () => {
     filter();
     mkdirSync(join(pi.cwd, '.pi', 'pi-extensible-workflows'), { recursive: true });
     // A project settings file makes the project one that needs trust.
@@ -110,7 +110,8 @@ describe('wfcli run', () => {
     for (const flags of [['--no-approve'], []]) {
       const untrusted = await wfcli(['--script', aliased, ...flags]);
       expect(untrusted.code, untrusted.stderr).toBe(1);
-      expect(untrusted.stderr).toMatch(/^UNKNOWN_MODEL: .*"project"/m);
+      expect(untrusted.stderr).toMatch(/^CONFIG_ERROR: Pi does not trust the project .* With wfcli, --approve trusts the project for one command\.$/m);
+      expect(untrusted.stderr).not.toMatch(RUN_ID);
     }
   });
 });
