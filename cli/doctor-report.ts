@@ -6,14 +6,15 @@
  * each holds is documented in docs/wfcli.md and checked by
  * test/cli/doctor.schema.json. Pure: doctor.ts gathers the inputs.
  */
-import type { JsonValue, LoadedSettings, RegisteredFunction, RegisteredModelAlias, SelectorLayer, WorkflowSettings } from '../kernel/index.js';
+import { settingsDiagnostics, type JsonValue, type LoadedSettings, type RegisteredFunction, type RegisteredModelAlias, type SelectorLayer, type WorkflowSettings } from '../kernel/index.js';
 import { SELECTOR_DIAGNOSTIC_CODES, selectorDiagnostics } from '../plugins/selectors/diagnostics.js';
 import type { AgentInspection } from './agent-inspection.js';
 import type { TrustDecision } from './trust.js';
 
 export interface DoctorDiagnostic {
   readonly code: string;
-  readonly severity: 'error' | 'warning';
+  /** `info` is news only (a setting at its default that does nothing yet). */
+  readonly severity: 'error' | 'warning' | 'info';
   readonly message: string;
   /** The files the diagnostic concerns. */
   readonly paths?: readonly string[];
@@ -133,7 +134,7 @@ export function buildDoctorReport(inputs: DoctorInputs): DoctorReport {
   const diagnostics: DoctorDiagnostic[] = [
     ...inputs.problems,
     ...legacyFieldDiagnostics(inputs.rawSettings),
-    ...(settings === undefined ? [] : selectorDiagnostics(settings)),
+    ...(settings === undefined ? [] : [...settingsDiagnostics(settings), ...selectorDiagnostics(settings)]),
   ];
   return {
     cwd: inputs.cwd,

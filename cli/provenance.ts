@@ -7,7 +7,8 @@
  *   errors before anything runs (`unprovenRegistrations`).
  * - Every non-core agent option must then be declared (a key of the top-level
  *   `properties` of the `optionsSchema`) by a preparation hook whose
- *   extension is proven; otherwise the agent call fails with
+ *   extension is proven, or by a loaded plugin entry's plugin
+ *   (`provides.agentOptions`); otherwise the agent call fails with
  *   `INVALID_METADATA` (`headlessOptionsPlugin`, a kernel plugin the CLI
  *   contributes before the session starts, so launch inspection and every
  *   agent call see it).
@@ -19,7 +20,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORE_AGENT_OPTIONS, WorkflowError, loadingRegistry, type ExtensionInfo, type KernelPlugin } from '../kernel/index.js';
+import { CORE_AGENT_OPTIONS, WorkflowError, contributedWorkflowPlugins, loadingRegistry, type ExtensionInfo, type KernelPlugin } from '../kernel/index.js';
 
 export const PLUGIN_NAME = 'headless-options';
 
@@ -69,9 +70,13 @@ export function unprovenError(unproven: readonly ExtensionInfo[], loadErrors: re
   );
 }
 
-/** Option names declared by preparation hooks of proven extensions. */
+/**
+ * Option names declared by preparation hooks of proven extensions, and by the
+ * plugins the loaded plugin entries contributed (`provides.agentOptions`,
+ * such as the roles plugin's `role`).
+ */
 function declaredOptions(loaded: ReadonlySet<string>): ReadonlySet<string> {
-  const names = new Set<string>();
+  const names = new Set(contributedWorkflowPlugins().flatMap((plugin) => plugin.provides?.agentOptions ?? []));
   for (const hook of loadingRegistry().preparationHooks()) {
     const properties = hook.optionsSchema?.properties;
     if (!isProven(hook.extension, loaded) || typeof properties !== 'object' || properties === null || Array.isArray(properties)) continue;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { beginWorkflowExtensionLoading, registerWorkflowExtension, resetWorkflowRegistry, type JsonValue } from '../../kernel/index.js';
+import { beginWorkflowExtensionLoading, contributeWorkflowPlugin, registerWorkflowExtension, resetWorkflowPlugins, resetWorkflowRegistry, type JsonValue } from '../../kernel/index.js';
 import { extensionHooksPlugin } from '../../plugins/extension-hooks/index.js';
 import { headlessOptionsPlugin, loadedEntries, modulePath, unprovenError, unprovenRegistrations } from '../../cli/provenance.js';
 import { createHarness, rejectionOf } from '../support/engine-harness.js';
@@ -50,15 +50,18 @@ describe('registration provenance after extension load failures', () => {
       });
     hook('proven', loadedFile, { flavor: { type: 'string' } });
     hook('unproven', join(dir, 'other.js'), { color: { type: 'string' } });
+    // A loaded plugin entry's plugin declares the options it reads (the roles plugin's `role`).
+    contributeWorkflowPlugin({ name: 'roles-like', provides: { agentOptions: ['role'] }, apply: () => undefined });
     const harness = createHarness({ plugins: [headlessOptionsPlugin(loadedEntries([loadedFile]), ['"x.js": boom']), extensionHooksPlugin] });
     try {
-      const inspected = await harness.engine.inspectPreparation(harness.cwd, { label: 'x', timeoutMs: 5, flavor: 'sweet' });
+      const inspected = await harness.engine.inspectPreparation(harness.cwd, { label: 'x', timeoutMs: 5, flavor: 'sweet', role: 'scout' });
       expect(inspected.prepared?.label).toBe('x');
       const refused = await rejectionOf(harness.engine.inspectPreparation(harness.cwd, { flavor: 'sweet', color: 'red', size: 3 }));
       expect(refused).toMatchObject({ code: 'INVALID_METADATA', details: { options: ['color', 'size'] } });
       expect(refused.message).toMatch(/^Agent options "color", "size" are not declared by a preparation hook of a loaded extension, and extensions failed to load \("x.js": boom\)/);
     } finally {
       await harness.close();
+      resetWorkflowPlugins();
     }
   });
 });

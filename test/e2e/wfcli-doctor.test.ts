@@ -58,13 +58,19 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
     expect(report.trust).toEqual({ projectTrusted: true, decidedBy: 'no-project-resources' });
     expect(report.activeTools).toEqual(expect.arrayContaining(['read', 'bash', 'edit', 'write']));
     expect(report.piExtensions.map((extension) => extension.resolvedPath)).toContain(join(REPO_ROOT, 'dist', 'src', 'index.js'));
-    expect(report.modelAliases).toEqual([{ name: 'fast', kind: 'static', target: `e2e/${MODEL_ID}:low`, declared: `e2e/${MODEL_ID}:low`, provenance: { settingsPath: report.settingsPath } }]);
+    expect(report.modelAliases.find((alias) => alias.name === 'fast')).toEqual({ name: 'fast', kind: 'static', target: `e2e/${MODEL_ID}:low`, declared: `e2e/${MODEL_ID}:low`, provenance: { settingsPath: report.settingsPath } });
+    // The starter's dynamic aliases resolve to the session's model: doctor calls their resolvers.
+    expect(report.modelAliases.find((alias) => alias.name === 'reviewer-model')).toMatchObject({ kind: 'dynamic', target: expect.stringMatching(new RegExp(`^e2e/${MODEL_ID}:`)) });
+    expect(report.functions.map((fn) => fn.name)).toContain('reviewLoop');
     expect(report.resourcePolicy).toEqual({
       globalSettingsPath: report.settingsPath,
       projectSettingsPath: projectPath,
       selectorSources: { global: { skills: [], extensions: [], tools: ['read', 'bash'] }, project: { skills: [], extensions: [], tools: [] } },
     });
-    expect(report.diagnostics).toEqual([expect.objectContaining({ code: 'SELECTORS_TOOLS_NO_ALLOW_LIST', severity: 'warning', paths: [report.settingsPath] })]);
+    expect(report.diagnostics).toEqual([
+      expect.objectContaining({ code: 'SETTINGS_BACKGROUND_WIDGET_INACTIVE', severity: 'info' }),
+      expect.objectContaining({ code: 'SELECTORS_TOOLS_NO_ALLOW_LIST', severity: 'warning', paths: [report.settingsPath] }),
+    ]);
     expect(report.agentInspection).toBeUndefined();
     expect(model.totalRequests()).toBe(0);
   });
@@ -88,6 +94,12 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
     const inspected = narrowed.report.agentInspection as InspectedAgent;
     expect(inspected).toMatchObject({ label: 'narrow', model: `e2e/${MODEL_ID}:low` });
     expect([...inspected.resources.tools].sort()).toEqual(['read', 'workflow_result']);
+
+    // The roles plugin's preparation hook runs like any other: its role shows, with no code for roles here.
+    const role = (await doctor(['--agent-options', '{"role":"scout"}'])).report.agentInspection as InspectedAgent;
+    expect(role.label).toBe('scout');
+    expect(role.systemPromptAppend).toContain('You are a scout.');
+    expect(role.systemPrompt).toContain('You are a scout.');
     expect(model.totalRequests()).toBe(0);
   });
 

@@ -85,7 +85,7 @@ describe('wfcli with registered workflows', () => {
 
     const missing = await runWfcli(pi, ['run', 'nothing']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^MISSING_WORKFLOW: No workflow function named "nothing" is registered here \(registered: brief\)$/m);
+    expect(missing.stderr).toMatch(/^MISSING_WORKFLOW: No workflow function named "nothing" is registered here \(registered: brief, reviewLoop\)$/m);
     const usage = await runWfcli(pi, ['run', 'brief', '--', 'topic']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^wfcli run: workflow arguments are --key value pairs; "topic" has no key$/m);
@@ -138,7 +138,8 @@ describe('wfcli with registered workflows', () => {
     expect(brief.stderr).toMatch(/^warning: Failed to load extension .*broken\.js.*broken on purpose/m);
     expect(json(brief)).toMatchObject({ brief: `${BRIEF_PROMPT('failures', 10)}: done` });
 
-    writeFileSync(join(pi.cwd, 'options.js'), "return await agent('Flavored agent', { flavor: 'sweet' });");
+    // flavor: a proven extension's hook declares it; role: the roles plugin of a loaded entry declares it.
+    writeFileSync(join(pi.cwd, 'options.js'), "return await agent('Flavored agent', { flavor: 'sweet', role: 'scout' });");
     expect(json(await runWfcli(pi, ['run', '--script', 'options.js']))).toBe('Flavored agent: done');
     writeFileSync(join(pi.cwd, 'unowned.js'), "return await agent('Unowned agent', { color: 'red' });");
     const unowned = await runWfcli(pi, ['run', '--script', 'unowned.js']);
