@@ -30,6 +30,8 @@ export interface CliIo {
   readonly agentDir?: string;
   /** Where runs are stored; default `~/.pi/workflows`. */
   readonly home?: string;
+  /** Portable bundle modules registered before Pi loads extensions (a bundle's launcher): proven sources under spec 2 rule 9. */
+  readonly bundleModules?: readonly string[];
 }
 
 export type OptionSpec = { readonly type: 'string' | 'boolean'; readonly short?: string; readonly multiple?: boolean };

@@ -52,6 +52,8 @@ export interface LocalPiSessionOptions {
    * names them in `unproven` (`wfcli doctor` reports, it runs nothing).
    */
   readonly unproven?: 'stop' | 'report';
+  /** Portable bundle modules registered before extensions load: proven sources, like loaded entries (rule 9). */
+  readonly bundleModules?: readonly string[];
 }
 
 export interface LocalPiSession {
@@ -110,7 +112,7 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
   let unproven: ExtensionInfo[] = [];
   if (loadErrors.length > 0) {
     // Extension factories ran while the resource loader loaded them: the registrations are in.
-    const entries = loadedEntries(loaded.extensions.map((extension) => extension.resolvedPath));
+    const entries = loadedEntries([...loaded.extensions.map((extension) => extension.resolvedPath), ...(options.bundleModules ?? [])]);
     unproven = unprovenRegistrations(entries);
     if (unproven.length > 0 && options.unproven !== 'report') throw abandon(unprovenError(unproven, loadErrors));
     contributeWorkflowPlugin(headlessOptionsPlugin(entries, loadErrors));

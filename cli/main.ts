@@ -9,6 +9,7 @@ import { unsupportedNode } from '../kernel/node-version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, helpText, parseCommand, reportError, type CliIo, type CommandSpec } from './command.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
+import { bundleCommand } from './bundle/command.js';
 import { inspectCommand } from './inspect.js';
 import { listCommand } from './list.js';
 import { resumeCommand } from './resume.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   inspectCommand,
   transcriptCommand,
   exportCommand,
+  bundleCommand,
 ];
 
 const RELAY_SUMMARY = 'Start the relay bridge (docs/relay.md); `wfcli relay --help` for its options.';

@@ -3,7 +3,8 @@
  * headless CLI, nothing may run on registrations whose origin is unknown.
  *
  * - Every workflow registration must declare a `source` that is the entry
- *   module of a loaded extension; otherwise the CLI stops with the load
+ *   module of a loaded extension, or a portable bundle module registered
+ *   before extensions load (a bundle's launcher, cli/bundle/launcher.ts); otherwise the CLI stops with the load
  *   errors before anything runs (`unprovenRegistrations`).
  * - Every non-core agent option must then be declared (a key of the top-level
  *   `properties` of the `optionsSchema`) by a preparation hook whose
@@ -14,8 +15,6 @@
  *   agent call see it).
  *
  * Without load failures neither check applies: an unowned option is ignored.
- * A portable bundle module registered before extensions load would also be
- * proven; bundles do not exist yet (`wfcli bundle`).
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -11,7 +11,12 @@ import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 /** Opens the headless Pi session for the command's cwd. */
 export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'> = {}): Promise<LocalPiSession> {
   const { createLocalPiSession } = await import('./headless-host.js');
-  return createLocalPiSession({ cwd: io.cwd, ...(io.agentDir === undefined ? {} : { agentDir: io.agentDir }), ...options });
+  return createLocalPiSession({
+    cwd: io.cwd,
+    ...(io.agentDir === undefined ? {} : { agentDir: io.agentDir }),
+    ...(io.bundleModules === undefined ? {} : { bundleModules: io.bundleModules }),
+    ...options,
+  });
 }
 
 export function printWarnings(local: LocalPiSession, io: CliIo): void {
