@@ -45,6 +45,10 @@ function definingModule(workflow: string): { source: string; path: string; depen
   if (path === undefined || !existsSync(path) || !statSync(path).isFile()) {
     throw new WorkflowError('INVALID_METADATA', `The workflow "${workflow}" cannot be bundled: its source ${entry.source} is not a module file here`, { name: workflow, source: entry.source });
   }
+  // Pi loads TypeScript extensions through its own transpiler; rollup reads JavaScript.
+  if (/\.[mc]?tsx?$/.test(path)) {
+    throw new WorkflowError('INVALID_METADATA', `The workflow "${workflow}" cannot be bundled: its source ${path} is TypeScript; bundle the compiled JavaScript module`, { name: workflow, source: entry.source });
+  }
   return { source: entry.source, path, dependencies: entry.dependencies };
 }
 

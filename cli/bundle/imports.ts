@@ -44,7 +44,7 @@ export function classifyImport(specifier: string, declared: ReadonlySet<string>,
   return 'undeclared';
 }
 
-/** Whether a resolved module file lives in an installed package. */
+/** Whether a module path (absolute or relative) lies in an installed package. */
 export function inNodeModules(id: string): boolean {
-  return /[\\/]node_modules[\\/]/.test(id);
+  return /(^|[\\/])node_modules[\\/]/.test(id);
 }

@@ -70,11 +70,12 @@ function fromPath() {
 
 const root = fromNodeModules() ?? fromPath();
 if (root === undefined) {
-  const install = 'npm install --prefix ' + JSON.stringify(here) + ' ' + ENGINE + '@' + ENGINE_VERSION;
+  const args = ['install', '--no-save', '--prefix', here, ENGINE + '@' + ENGINE_VERSION];
+  const install = 'npm ' + args.map((arg) => (/^[\\w@./:=-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ');
   if (process.argv[2] === 'setup' && process.argv.includes('--install-engine')) {
     const { spawnSync } = await import('node:child_process');
     process.stderr.write('installing the engine: ' + install + '\\n');
-    const done = spawnSync('npm', ['install', '--no-save', '--prefix', here, ENGINE + '@' + ENGINE_VERSION], { stdio: 'inherit' });
+    const done = spawnSync('npm', args, { stdio: 'inherit' });
     if (done.status !== 0 || fromNodeModules() === undefined) {
       process.stderr.write('CONFIG_ERROR: installing ' + ENGINE + ' failed' + (done.error ? ': ' + done.error.message : '') + '\\n');
       process.exit(1);
