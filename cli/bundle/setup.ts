@@ -6,9 +6,11 @@
  * Checked: the installed host (Pi's SDK loads; its version is recorded), the
  * engine (the launcher.mjs that got here found it; it offers the install when
  * it is missing), the payload's hash, its workflow registering, and each need
- * the manifest records: model aliases (prepared as a launch here would),
+ * the manifest records: model aliases,
  * tools (the headless session's active tools), commands (on PATH) and
  * environment variables. Every missing piece is named in one CONFIG_ERROR.
+ * An alias counts when a launch here resolves it (the aliases plugin's
+ * mapping: settings aliases and extensions' dynamic ones).
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -77,11 +79,18 @@ function onPath(program: string): boolean {
 /** The manifest's needs this session and machine do not meet, one line each. */
 export async function missingNeeds(local: LocalPiSession, manifest: BundleManifest): Promise<string[]> {
   const missing: string[] = [];
-  for (const alias of manifest.aliases) {
+  if (manifest.aliases.length > 0) {
+    // The aliases a launch here resolves: settings aliases and extensions' dynamic ones, as doctor reports them.
+    let mapping: Readonly<Record<string, unknown>> = {};
     try {
-      await local.host.engine.inspectPreparation(local.host.cwd, { model: alias });
+      const inspected = await local.host.engine.inspectPreparation(local.host.cwd);
+      const found = (inspected.pluginState['aliases'] as { mapping?: unknown } | undefined)?.mapping;
+      if (typeof found === 'object' && found !== null && !Array.isArray(found)) mapping = found as Readonly<Record<string, unknown>>;
     } catch (error) {
-      missing.push(`model alias "${alias}" (${messageOf(error)})`);
+      missing.push(`model aliases (a launch here is refused: ${messageOf(error)})`);
+    }
+    for (const alias of manifest.aliases) {
+      if (!Object.prototype.hasOwnProperty.call(mapping, alias)) missing.push(`model alias "${alias}" (not configured here: add it to modelAliases of the workflow settings)`);
     }
   }
   const tools = new Set(local.session.getActiveToolNames());

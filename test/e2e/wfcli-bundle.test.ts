@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, sym
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, type PiHome } from './support/pi-cli.js';
-import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { MODEL_ID, startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const FIXTURE = join(REPO_ROOT, 'test', 'e2e', 'fixtures', 'bundle-extension');
 const UNDECLARED = `import { registerWorkflowExtension } from 'pi-extensible-workflows';
@@ -93,7 +93,7 @@ describe('wfcli bundle', () => {
       bundler: { name: 'rollup', version: expect.stringMatching(/^4\./) as unknown },
       dependencies: ['pathe'],
       payload: { path: 'payload/extension.mjs', bytes: payloadBytes },
-      aliases: [],
+      aliases: ['writer'],
       tools: [],
       commands: [],
       environment: ['BRIEF_TONE'],
@@ -116,7 +116,11 @@ describe('wfcli bundle', () => {
     expect(early.stderr).toMatch(/^CONFIG_ERROR: The bundle "brief-bundle" is not set up on this machine: run ".*brief-bundle setup" first$/m);
     const missing = await launch(launcher, ['setup'], user.cwd, env);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^CONFIG_ERROR: The bundle "brief-bundle" cannot run here; missing: environment variable "BRIEF_TONE" \(not set\)$/m);
+    expect(missing.stderr).toMatch(
+      /^CONFIG_ERROR: The bundle "brief-bundle" cannot run here; missing: model alias "writer" \(not configured here: add it to modelAliases of the workflow settings\); environment variable "BRIEF_TONE" \(not set\)$/m,
+    );
+    mkdirSync(join(user.agentDir, 'pi-extensible-workflows'));
+    writeFileSync(join(user.agentDir, 'pi-extensible-workflows', 'settings.json'), JSON.stringify({ modelAliases: { writer: `e2e/${MODEL_ID}:low` } }));
     const toned = { ...env, BRIEF_TONE: 'crisp' };
     const setup = await launch(launcher, ['setup'], user.cwd, toned);
     expect(setup.code, setup.stderr).toBe(0);
