@@ -46,6 +46,7 @@ describe('wfcli bundle', () => {
   let model: ScriptedModel;
   let author: PiHome;
   let user: PiHome;
+  let app: string;
 
   beforeAll(async () => {
     model = await startScriptedModel();
@@ -58,6 +59,13 @@ describe('wfcli bundle', () => {
     const extension = join(author.home, 'bundle-extension');
     cpSync(FIXTURE, extension, { recursive: true });
     await runPi(author, ['install', extension]);
+    const example = join(author.home, 'example-extension');
+    cpSync(join(REPO_ROOT, 'examples', 'extension'), example, { recursive: true });
+    await runPi(author, ['install', example]);
+    // Another machine: a fresh HOME outside the repository with only this package installed.
+    app = join(user.home, 'app');
+    mkdirSync(join(app, 'node_modules'), { recursive: true });
+    symlinkSync(REPO_ROOT, join(app, 'node_modules', 'pi-extensible-workflows'));
   });
   afterAll(async () => {
     author.close();
@@ -102,10 +110,6 @@ describe('wfcli bundle', () => {
     // Nothing of the author's Pi: no credentials, settings or engine.
     expect(readdirSync(dir).sort()).toEqual(['brief-bundle', 'launcher.mjs', 'manifest.json', 'payload']);
 
-    // Another machine: a fresh HOME outside the repository with only this package installed.
-    const app = join(user.home, 'app');
-    mkdirSync(join(app, 'node_modules'), { recursive: true });
-    symlinkSync(REPO_ROOT, join(app, 'node_modules', 'pi-extensible-workflows'));
     cpSync(dir, join(app, 'brief-bundle'), { recursive: true });
     const launcher = join(app, 'brief-bundle', 'brief-bundle');
     const env = piEnv(user);
@@ -158,5 +162,21 @@ describe('wfcli bundle', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(readdirSync(join(author.cwd, 'taken')).sort()).toEqual(['bundledBrief', 'launcher.mjs', 'manifest.json', 'payload']);
     expect(readdirSync(author.cwd).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it("bundles the example extension's brief, which runs elsewhere after setup", async () => {
+    const bundled = await runWfcli(author, ['bundle', 'brief', '--output', 'brief']);
+    expect(bundled.code, bundled.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(author.cwd, 'brief', 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ command: 'brief', workflow: 'brief', dependencies: [], aliases: [], tools: [], commands: [], environment: [] });
+    cpSync(join(author.cwd, 'brief'), join(app, 'brief'), { recursive: true });
+    const launcher = join(app, 'brief', 'brief');
+    const setup = await launch(launcher, ['setup'], user.cwd, piEnv(user));
+    expect(setup.code, setup.stderr).toBe(0);
+    const ran = await launch(launcher, ['--json', '--', '--topic', 'portable bundles', '--max-words', '30'], user.cwd, piEnv(user));
+    expect(ran.code, ran.stderr).toBe(0);
+    const prompt = 'Write a brief of at most 30 words about portable bundles for engineers.';
+    expect(JSON.parse(ran.stdout)).toMatchObject({ state: 'completed', value: { topic: 'portable bundles', audience: 'engineers', brief: `${prompt}: done` } });
+    expect(model.agentRequests(prompt)).toBe(1);
   });
 });
