@@ -53,7 +53,7 @@ export function writeLauncher(path: string, content: string, force: boolean): vo
   }
 }
 
-function existsError(path: string): WorkflowError {
+export function existsError(path: string): WorkflowError {
   return new WorkflowError('INVALID_METADATA', `${path} exists; pass --force to replace it`, { path });
 }
 
@@ -63,22 +63,40 @@ function wfcliPath(): string {
   return join(root, 'dist', 'cli', 'wfcli.js');
 }
 
-async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
+/** What `export` and `bundle` write: `<workflow-name> [--name <command>] [--output <path>] [--force]`. */
+export interface LauncherTarget {
+  readonly workflow: string;
+  readonly command: string;
+  readonly output: string;
+  readonly force: boolean;
+}
+
+/** Parses the target; an existing output without `--force` fails before Pi starts (checked again when written). */
+export function launcherTarget(parsed: ParsedCommand, io: CliIo): LauncherTarget {
   const workflow = parsed.positionals[0] ?? '';
   const command = stringOption(parsed, 'name') ?? workflow;
   if (!COMMAND_NAME.test(command)) throw new UsageError(`"${command}" cannot be a command name: use letters, digits, ".", "_" and "-"`);
   const output = resolve(io.cwd, stringOption(parsed, 'output') ?? command);
   const force = flag(parsed, 'force');
-  // Checked again when the file is linked into place; this only saves starting Pi.
   if (!force && existsSync(output)) throw existsError(output);
+  return { workflow, command, output, force };
+}
+
+/** A launcher runs headless: the workflow must be registered here and must not use checkpoints. */
+export function requireHeadlessWorkflow(workflow: string): void {
+  const registry = loadingRegistry();
+  if (registry.getFunction(workflow) === undefined) {
+    const known = [...registry.functions().keys()].sort();
+    throw new WorkflowError('MISSING_WORKFLOW', `No workflow function named "${workflow}" is registered here (${known.length === 0 ? 'none is' : `registered: ${known.join(', ')}`})`, { name: workflow });
+  }
+  const checkpointing = checkpointingFunction([workflow]);
+  if (checkpointing !== undefined) throw headlessCheckpointError(`the registered function "${checkpointing}" uses checkpoint`);
+}
+
+async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  const { workflow, command, output, force } = launcherTarget(parsed, io);
   return withLocalSession(io, {}, async () => {
-    const registry = loadingRegistry();
-    if (registry.getFunction(workflow) === undefined) {
-      const known = [...registry.functions().keys()].sort();
-      throw new WorkflowError('MISSING_WORKFLOW', `No workflow function named "${workflow}" is registered here (${known.length === 0 ? 'none is' : `registered: ${known.join(', ')}`})`, { name: workflow });
-    }
-    const checkpointing = checkpointingFunction([workflow]);
-    if (checkpointing !== undefined) throw headlessCheckpointError(`the registered function "${checkpointing}" uses checkpoint`);
+    requireHeadlessWorkflow(workflow);
     writeLauncher(output, launcherScript({ command, workflow, node: process.execPath, wfcli: wfcliPath() }), force);
     io.stdout(`${output}\n`);
     return EXIT_OK;

@@ -11,17 +11,15 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { WorkflowError, loadingRegistry, registeredWorkflowFunctionSources } from '../../kernel/index.js';
+import { dirname, join } from 'node:path';
+import { WorkflowError, registeredWorkflowFunctionSources } from '../../kernel/index.js';
 import { PACKAGE_NAME, findPackage } from '../../plugins/host/package-info.js';
-import { checkpointingFunction, headlessCheckpointError } from '../checkpoints.js';
-import { EXIT_OK, UsageError, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from '../command.js';
+import { EXIT_OK, type CliIo, type CommandSpec, type ParsedCommand } from '../command.js';
+import { launcherTarget, requireHeadlessWorkflow } from '../export.js';
 import { modulePath } from '../provenance.js';
 import { withLocalSession } from '../session.js';
 import { MANIFEST_FILE, MANIFEST_VERSION, PAYLOAD_FILE, checkManifest, type BundleManifest } from './manifest.js';
-import { LAUNCHER_MODULE, existsError, launcherModule, launcherShell, writeBundleDirectory } from './output.js';
-
-const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+import { LAUNCHER_MODULE, launcherModule, launcherShell, writeBundleDirectory } from './output.js';
 
 /** The directory of the nearest package.json above a module, else the module's directory. */
 export function packageRootOf(file: string): string {
@@ -59,20 +57,9 @@ function engineVersion(): string {
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
-  const workflow = parsed.positionals[0] ?? '';
-  const command = stringOption(parsed, 'name') ?? workflow;
-  if (!COMMAND_NAME.test(command)) throw new UsageError(`"${command}" cannot be a command name: use letters, digits, ".", "_" and "-"`);
-  const output = resolve(io.cwd, stringOption(parsed, 'output') ?? command);
-  const force = flag(parsed, 'force');
-  // Checked again when the directory is renamed into place; this only saves starting Pi.
-  if (!force && existsSync(output)) throw existsError(output);
+  const { workflow, command, output, force } = launcherTarget(parsed, io);
   return withLocalSession(io, {}, async () => {
-    if (loadingRegistry().getFunction(workflow) === undefined) {
-      const known = [...loadingRegistry().functions().keys()].sort();
-      throw new WorkflowError('MISSING_WORKFLOW', `No workflow function named "${workflow}" is registered here (${known.length === 0 ? 'none is' : `registered: ${known.join(', ')}`})`, { name: workflow });
-    }
-    const checkpointing = checkpointingFunction([workflow]);
-    if (checkpointing !== undefined) throw headlessCheckpointError(`the registered function "${checkpointing}" uses checkpoint`);
+    requireHeadlessWorkflow(workflow);
     const defining = definingModule(workflow);
     const { buildPayload } = await import('./build.js');
     const started = performance.now();

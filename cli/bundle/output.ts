@@ -8,7 +8,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { WorkflowError } from '../../kernel/index.js';
+import { existsError } from '../export.js';
 import { PACKAGE_NAME } from '../../plugins/host/package-info.js';
 
 export const LAUNCHER_MODULE = 'launcher.mjs';
@@ -89,10 +89,6 @@ if (root === undefined) {
 const { runBundle } = await import(pathToFileURL(join(fromNodeModules() ?? root, 'dist', 'cli', 'bundle-launcher.js')).href);
 process.exitCode = await runBundle(here, process.argv.slice(2));
 `;
-}
-
-export function existsError(path: string): WorkflowError {
-  return new WorkflowError('INVALID_METADATA', `${path} exists; pass --force to replace it`, { path });
 }
 
 /** Writes the files into a temporary sibling, then renames it into place (over an existing output only with `force`). */

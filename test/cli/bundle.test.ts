@@ -8,6 +8,8 @@ import { parseAst } from 'rollup/parseAst';
 import { classifyImport, inNodeModules, packageName } from '../../cli/bundle/imports.js';
 import { checkManifest, parseManifest, type BundleManifest } from '../../cli/bundle/manifest.js';
 import { findNeeds } from '../../cli/bundle/needs.js';
+import { main } from '../../cli/main.js';
+import { captureIo } from './cli-io.js';
 import { thrownBy } from '../support/engine-harness.js';
 
 const SHA = 'a'.repeat(64);
@@ -107,5 +109,24 @@ describe('the needs of a payload', () => {
       commands: ['git', 'rg'],
       environment: ['API_HOST', 'REGION'],
     });
+  });
+});
+
+describe('wfcli bundle usage', () => {
+  it('is a usage error without a workflow, with an extra argument, or with a bad command name, before Pi starts', async () => {
+    const cases: [readonly string[], RegExp][] = [
+      [['bundle'], /^wfcli bundle: missing argument/],
+      [['bundle', 'a', 'b'], /^wfcli bundle: unexpected argument "b"\n/],
+      [['bundle', 'brief', '--name', '../evil'], /^wfcli bundle: "..\/evil" cannot be a command name/],
+      [['bundle', 'brief', '--frob'], /^wfcli bundle: Unknown option '--frob'/],
+    ];
+    for (const [argv, message] of cases) {
+      const io = captureIo();
+      expect(await main(argv, io), argv.join(' ')).toBe(2);
+      expect(io.err(), argv.join(' ')).toMatch(message);
+    }
+    const help = captureIo();
+    expect(await main(['help', 'bundle'], help)).toBe(0);
+    expect(help.out()).toMatch(/^usage:\n {2}wfcli bundle <workflow-name> \[--name <command>\] \[--output <directory>\] \[--force\]/);
   });
 });

@@ -26,6 +26,12 @@ export default function () {
 }
 `;
 
+const UNSOURCED = `import { registerWorkflowExtension } from 'pi-extensible-workflows';
+export default function () {
+  registerWorkflowExtension({ version: '1.0.0', headline: 'Unsourced', functions: { anonFn: { description: 'No source.', input: { type: 'object' }, output: {}, run: () => 1 } } });
+}
+`;
+
 interface Run {
   readonly code: number;
   readonly stdout: string;
@@ -151,6 +157,13 @@ describe('wfcli bundle', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^INVALID_METADATA: Cannot bundle .*undeclared\.js: undeclared packages "pathe" \(imported by undeclared\.js\): add them to the registration's `dependencies`/m);
     expect(existsSync(join(author.cwd, 'out'))).toBe(false);
+    writeFileSync(join(author.agentDir, 'extensions', 'unsourced.js'), UNSOURCED);
+    const unsourced = await runWfcli(author, ['bundle', 'anonFn']);
+    expect(unsourced.code).toBe(1);
+    expect(unsourced.stderr).toMatch(/^INVALID_METADATA: The workflow "anonFn" cannot be bundled: its registration \("Unsourced"\) declares no `source`; add `source: import.meta.url` to registerWorkflowExtension$/m);
+    expect(existsSync(join(author.cwd, 'anonFn'))).toBe(false);
+    const unknown = await runWfcli(author, ['bundle', 'nothing']);
+    expect(unknown.stderr).toMatch(/^MISSING_WORKFLOW: No workflow function named "nothing" is registered here/m);
 
     mkdirSync(join(author.cwd, 'taken'));
     writeFileSync(join(author.cwd, 'taken', 'mine'), 'x');
