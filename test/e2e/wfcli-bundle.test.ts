@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, type PiHome } from './support/pi-cli.js';
@@ -142,6 +142,15 @@ describe('wfcli bundle', () => {
     expect(ran.stderr).toMatch(/^run wf-/m);
     expect(JSON.parse(ran.stdout)).toEqual({ file: 'out/bundles.md', brief: 'Write a crisp brief about bundles.: done' });
     expect(model.agentRequests('Write a crisp brief about bundles.')).toBe(1);
+
+    // Spec 2 rule 9: with an extension failing to load, the payload (registered before extensions load) is a proven source.
+    mkdirSync(join(user.agentDir, 'extensions'), { recursive: true });
+    writeFileSync(join(user.agentDir, 'extensions', 'broken.js'), "export default function () { throw new Error('broken on purpose'); }\n");
+    const proven = await launch(launcher, ['--', '--topic', 'failures'], user.cwd, toned);
+    rmSync(join(user.agentDir, 'extensions', 'broken.js'));
+    expect(proven.code, proven.stderr).toBe(0);
+    expect(proven.stderr).toMatch(/^warning: Failed to load extension .*broken\.js.*broken on purpose/m);
+    expect(JSON.parse(proven.stdout)).toEqual({ file: 'out/failures.md', brief: 'Write a crisp brief about failures.: done' });
 
     // A changed payload is refused before anything runs.
     writeFileSync(join(app, 'brief-bundle', 'payload', 'extension.mjs'), `${payload}\n// tampered\n`);
