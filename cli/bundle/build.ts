@@ -9,7 +9,7 @@
  * any output exists.
  */
 import { statSync } from 'node:fs';
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { VERSION, rollup, type Plugin, type RollupBuild, type RollupLog } from 'rollup';
 import { parseAst } from 'rollup/parseAst';
@@ -49,6 +49,17 @@ interface Problems {
 /** Warnings that say nothing wrong about a bundle. */
 const QUIET = new Set(['CIRCULAR_DEPENDENCY', 'THIS_IS_UNDEFINED']);
 
+/**
+ * Whether a module is code of an installed package rather than the
+ * extension's own: below a node_modules of the extension's package, or
+ * outside the package in a node_modules (a hoisted dependency of an
+ * extension that is itself installed under node_modules).
+ */
+export function dependencyModule(packageRoot: string, id: string): boolean {
+  const path = relative(packageRoot, id);
+  return path.startsWith('..') || isAbsolute(path) ? inNodeModules(id) : inNodeModules(path);
+}
+
 function importsPlugin(input: PayloadInput, problems: Problems): Plugin {
   const declared = new Set(input.dependencies);
   const shown = (id: string | undefined): string => (id === undefined || id === ENTRY ? 'the entry' : relative(input.packageRoot, id));
@@ -58,7 +69,7 @@ function importsPlugin(input: PayloadInput, problems: Problems): Plugin {
       order: 'pre',
       handler(source, importer) {
         if (source === ENTRY) return ENTRY;
-        const fromDependency = importer !== undefined && importer !== ENTRY && inNodeModules(relative(input.packageRoot, importer));
+        const fromDependency = importer !== undefined && importer !== ENTRY && dependencyModule(input.packageRoot, importer);
         const kind = classifyImport(source, declared, fromDependency);
         if (kind === 'relative' || kind === 'declared') return null;
         const name = packageName(source) ?? source;

@@ -85,7 +85,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       output,
       [
         { path: command, content: launcherShell(command, workflow), mode: 0o755 },
-        { path: LAUNCHER_MODULE, content: launcherModule(manifest.engine.version), mode: 0o644 },
+        { path: LAUNCHER_MODULE, content: launcherModule(command, manifest.engine.version), mode: 0o644 },
         { path: MANIFEST_FILE, content: `${JSON.stringify(manifest, null, 2)}\n`, mode: 0o644 },
         { path: PAYLOAD_FILE, content: built.code, mode: 0o644 },
       ],

@@ -117,7 +117,12 @@ export async function setupBundle(bundleDir: string, manifest: BundleManifest, i
       hostVersion: host,
       checkedAt: new Date().toISOString(),
     };
-    writeFileAtomic(join(bundleDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    const path = join(bundleDir, STATE_FILE);
+    try {
+      writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`);
+    } catch (error) {
+      throw new WorkflowError('CONFIG_ERROR', `Cannot store the bundle's state file ${path}: ${messageOf(error)}; the bundle directory must be writable by whoever runs setup`, { path });
+    }
     return state;
   });
 }

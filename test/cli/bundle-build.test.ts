@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buildPayload } from '../../cli/bundle/build.js';
+import { buildPayload, dependencyModule } from '../../cli/bundle/build.js';
 import { writeBundleDirectory } from '../../cli/bundle/output.js';
 import { thrownBy } from '../support/engine-harness.js';
 
@@ -111,6 +111,16 @@ export default function (name) { return [used(), VERSION, import(name)]; }
     const missing = await rejection(buildPayload({ sourcePath: entry("import { x } from './nowhere.js';\nexport default () => x;\n"), packageRoot: root, dependencies: [] }));
     expect(missing).toMatchObject({ code: 'INVALID_METADATA' });
     expect(missing.message).toMatch(/^Cannot bundle .*index\.js: Could not resolve "\.\/nowhere\.js"/);
+  });
+});
+
+describe('dependency modules', () => {
+  it('are below the extension package\'s node_modules, or in a node_modules outside it (hoisted); the extension\'s own files are not', () => {
+    const root = '/npm/node_modules/my-ext';
+    expect(dependencyModule(root, '/npm/node_modules/my-ext/node_modules/dep/index.js')).toBe(true);
+    expect(dependencyModule(root, '/npm/node_modules/dep/index.js')).toBe(true);
+    expect(dependencyModule(root, '/npm/node_modules/my-ext/lib/x.js')).toBe(false);
+    expect(dependencyModule('/src/ext', '/src/shared/x.js')).toBe(false);
   });
 });
 

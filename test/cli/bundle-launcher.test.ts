@@ -48,7 +48,7 @@ describe('the launcher files', () => {
   it('launcher.mjs without a reachable engine offers its install; setup --install-engine runs npm and continues with the installed engine', () => {
     const bundle = join(dir, 'bundle');
     mkdirSync(bundle);
-    writeFileSync(join(bundle, LAUNCHER_MODULE), launcherModule('9.9.9'));
+    writeFileSync(join(bundle, LAUNCHER_MODULE), launcherModule('cmd', '9.9.9'));
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     // A stand-in npm: records its arguments and installs an engine whose launcher prints what it got.
@@ -69,7 +69,7 @@ writeFileSync(join(engine, 'dist', 'cli', 'bundle-launcher.js'), 'export async f
     const env = { ...process.env, PATH: `${bin}:${dirname(process.execPath)}` };
     const missing = spawnSync(process.execPath, [join(bundle, LAUNCHER_MODULE), '--', '--x', '1'], { env, encoding: 'utf8' });
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toMatch(/^CONFIG_ERROR: the workflow engine \(pi-extensible-workflows\) is not installed where this bundle can find it .*Run ".*launcher\.mjs setup --install-engine" to approve installing it \(npm install --no-save --prefix ".*bundle" pi-extensible-workflows@9\.9\.9\), or install it yourself\.$/m);
+    expect(missing.stderr).toMatch(/^CONFIG_ERROR: the workflow engine \(pi-extensible-workflows\) is not installed where this bundle can find it .*Run ".*bundle\/cmd setup --install-engine" to approve installing it \(npm install --no-save --prefix ".*bundle" pi-extensible-workflows@9\.9\.9\), or install it yourself\.$/m);
     const installed = spawnSync(process.execPath, [join(bundle, LAUNCHER_MODULE), 'setup', '--install-engine'], { env, encoding: 'utf8' });
     expect(installed.status, installed.stderr).toBe(0);
     expect(readFileSync(join(dir, 'npm-args'), 'utf8').trim().split('\n')).toEqual(['install', '--no-save', '--prefix', bundle, 'pi-extensible-workflows@9.9.9']);
