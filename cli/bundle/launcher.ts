@@ -12,7 +12,8 @@
  * Exit codes and error lines are wfcli's (`CODE: message`, 1; usage 2).
  */
 import { parseArgs } from 'node:util';
-import { EXIT_OK, EXIT_USAGE, reportError, type CliIo } from '../command.js';
+import { unsupportedNode } from '../../kernel/node-version.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, reportError, type CliIo } from '../command.js';
 import { main } from '../main.js';
 import { processIo } from '../process-io.js';
 import { readManifest, type BundleManifest } from './manifest.js';
@@ -65,6 +66,12 @@ async function setup(bundleDir: string, manifest: BundleManifest, argv: readonly
 }
 
 export async function runBundle(bundleDir: string, argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  // The sh launcher runs the node on PATH: refuse an old one as wfcli does, before loading anything.
+  const oldNode = unsupportedNode();
+  if (oldNode !== undefined) {
+    io.stderr(`CONFIG_ERROR: ${oldNode}\n`);
+    return EXIT_FAILED;
+  }
   let manifest: BundleManifest;
   try {
     manifest = readManifest(bundleDir);

@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runBundle } from '../../cli/bundle/launcher.js';
 import { LAUNCHER_MODULE, launcherModule, launcherShell } from '../../cli/bundle/output.js';
-import { STATE_FILE } from '../../cli/bundle/setup.js';
+import { STATE_FILE, missingNeeds } from '../../cli/bundle/setup.js';
+import type { LocalPiSession } from '../../cli/headless-host.js';
+import { parseManifest } from '../../cli/bundle/manifest.js';
 import { findPackage } from '../../plugins/host/package-info.js';
 import { captureIo } from './cli-io.js';
 
@@ -121,5 +123,40 @@ describe('runBundle before Pi starts', () => {
     writeFileSync(join(dir, STATE_FILE), JSON.stringify(state));
     writeFileSync(join(dir, 'payload', 'extension.mjs'), `${PAYLOAD}// changed\n`);
     expect((await launch([])).err).toMatch(/^CONFIG_ERROR: The bundle's payload .*extension\.mjs is not the one its manifest records \(sha256 [0-9a-f]{64}, expected [0-9a-f]{64}\): bundle the workflow again\n$/);
+  });
+});
+
+describe('the needs setup checks', () => {
+  it('names each alias, tool, command and environment variable missing here, and nothing present', async () => {
+    // A stand-in for the headless session: the alias mapping a launch resolves, and the active tools.
+    const local = {
+      host: { cwd: '/p', engine: { inspectPreparation: () => Promise.resolve({ pluginState: { aliases: { mapping: { fast: 'e2e/m:low' } } } }) } },
+      session: { getActiveToolNames: () => ['read', 'bash'] },
+    } as unknown as LocalPiSession;
+    const manifest = parseManifest(
+      {
+        version: 2,
+        command: 'cmd',
+        workflow: 'flow',
+        payload: { path: 'payload/extension.mjs', sha256: SHA, bytes: 1 },
+        source: { module: 'x', export: 'default' },
+        bundler: { name: 'rollup', version: '4' },
+        engine: { name: 'pi-extensible-workflows', version: '0.1.0' },
+        dependencies: [],
+        aliases: ['fast', 'slow'],
+        tools: ['read', 'web_search'],
+        commands: ['sh', 'no-such-program-for-wfcli'],
+        environment: ['PATH', 'NO_SUCH_VARIABLE_FOR_WFCLI'],
+      },
+      'm.json',
+    );
+    expect(await missingNeeds(local, manifest)).toEqual([
+      'model alias "slow" (not configured here: add it to modelAliases of the workflow settings)',
+      'tool "web_search" (not an active tool of Pi here)',
+      'command "no-such-program-for-wfcli" (not found on PATH)',
+      'environment variable "NO_SUCH_VARIABLE_FOR_WFCLI" (not set)',
+    ]);
+    const refusing = { ...local, host: { cwd: '/p', engine: { inspectPreparation: () => Promise.reject(new Error('settings do not load')) } } } as unknown as LocalPiSession;
+    expect((await missingNeeds(refusing, manifest))[0]).toBe('model aliases (a launch here is refused: settings do not load)');
   });
 });

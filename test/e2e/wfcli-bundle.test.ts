@@ -115,6 +115,9 @@ describe('wfcli bundle', () => {
     expect(statSync(join(dir, 'brief-bundle')).mode & 0o777).toBe(0o755);
     // Nothing of the author's Pi: no credentials, settings or engine.
     expect(readdirSync(dir).sort()).toEqual(['brief-bundle', 'launcher.mjs', 'manifest.json', 'payload']);
+    const everything = ['brief-bundle', 'launcher.mjs', 'manifest.json', 'payload/extension.mjs'].map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    for (const secret of [model.provider.apiKey, model.provider.baseUrl, author.agentDir]) expect(everything).not.toContain(secret);
+    expect(everything).not.toMatch(/registerWorkflowExtension\s*\(\s*extension\s*\)\s*\{|class WorkflowRegistry/);
 
     cpSync(dir, join(app, 'brief-bundle'), { recursive: true });
     const launcher = join(app, 'brief-bundle', 'brief-bundle');
