@@ -42,6 +42,16 @@ export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } 
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
+/** What the sandbox evaluates: the preflight's program and its call sites (id → callee). */
+interface CompiledProgram {
+  readonly program: string;
+  readonly sites: Readonly<Record<string, string>>;
+}
+
+function compiledProgram(compiled: ReturnType<typeof preflight>): CompiledProgram {
+  return { program: compiled.program, sites: Object.fromEntries(Object.values(compiled.sites).map((site) => [site.id, site.callee])) };
+}
+
 export class WorkflowEngine {
   readonly root: string;
   readonly sessionId: string;
@@ -128,7 +138,7 @@ export class WorkflowEngine {
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), compiled.program, settings, segment);
+    return this.#start(record, this.#open(record), compiledProgram(compiled), settings, segment);
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
@@ -142,8 +152,8 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: string, settings: LoadedSettings, segment: Segment): RunHandle {
-    const { journal, replay, release } = opened;
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: CompiledProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+    const { journal, replay, nextSeq, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
     try {
@@ -164,12 +174,13 @@ export class WorkflowEngine {
         record,
         journal,
         replay,
+        nextSeq,
         () => {
           this.#live.delete(record.runId);
           release();
         },
       );
-      execution.start(program);
+      execution.start(program.program, program.sites);
     } catch (error) {
       journal.close();
       release();
@@ -289,7 +300,7 @@ export class WorkflowEngine {
       opened.release();
       throw error;
     }
-    return this.#start(record, opened, compiled.program, settings, segment);
+    return this.#start(record, opened, compiledProgram(compiled), settings, segment);
   }
 
   async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {

@@ -5,7 +5,7 @@
  * a terminal state, `budget_exhausted`, `paused` or `interrupted`; resuming starts a new segment.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { WorkflowError } from '../errors.js';
+import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { primitiveStep } from './ops/primitives.js';
@@ -14,9 +14,13 @@ import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
 import { writeResult, type Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
-import { sandboxReplayTable } from './replay.js';
+import { encodeJson } from '../json-encode.js';
+import { recordOp, sandboxReplayTable } from './replay.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
+import { callDigest, callPreview, nondeterministicReplay, type CallIdentity } from './call-digest.js';
+import { sandboxHandlers, type Incoming } from './sandbox-bridge.js';
+import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
 import { parseShellArgs, recordedShell } from './ops/shell.js';
 import { AgentOps } from './ops/agent-ops.js';
@@ -53,15 +57,21 @@ export class RunExecution implements FunctionHost {
   readonly #scopeCwds: ScopeCwds;
   #script: ScriptExecution | undefined;
   #inflight = 0;
-  /** The key the sandbox says it answered from the journal, checked by the next step. */
-  #expectedReplay: string | undefined;
+  /** The call `perform` is dispatching, read by its step: what it is, and its sandbox key. */
+  #identity: CallIdentity | undefined;
+  #incoming: Incoming | undefined;
+  /** The next delivery position, and the results journaled for sandbox calls awaiting their reply. */
+  #nextSeq: number;
+  readonly #delivered = new Map<string, { readonly seq: number; readonly text: string }>();
+  readonly #notes = new NoteBudget();
   #ended = false;
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
   #resumeWaiters: (() => void)[] = [];
 
-  constructor(env: ExecutionEnv, record: RunRecord, journal: Journal, replay: ReadonlyMap<string, JournalRecord>, onEnd: () => void) {
+  constructor(env: ExecutionEnv, record: RunRecord, journal: Journal, replay: ReadonlyMap<string, JournalRecord>, nextSeq: number, onEnd: () => void) {
     this.#env = env;
+    this.#nextSeq = nextSeq;
     this.#record = record;
     this.#journal = journal;
     this.#replay = replay;
@@ -122,20 +132,33 @@ export class RunExecution implements FunctionHost {
     return this.#env.extensionSettings;
   }
 
-  start(program: string): void {
+  start(program: string, sites: Readonly<Record<string, string>>): void {
     const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
-    this.#script = this.#env.pool.run(
-      { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal, replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives) },
-      {
-        call: async (call) => JSON.stringify(await this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[])),
-        replayed: (call, key) => {
-          this.#expectedReplay = key;
-          const booked = this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[]);
-          this.#expectedReplay = undefined;
-          booked.then(undefined, (error: unknown) => this.#failWith(error));
-        },
-        notify: (call) => this.notify(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[]),
+    const handlers = sandboxHandlers({
+      replay: this.#replay,
+      maxValueBytes: this.#env.pool.limits.maxValueBytes,
+      ending: () => this.#ended || this.#closing,
+      perform: (op, site, scope, args, incoming) => this.perform(op, site, scope, args, incoming),
+      notify: (op, site, scope, args) => this.notify(op, site, scope, args),
+      append: (entry) => this.#journal.append(entry as unknown as Parameters<Journal['append']>[0]),
+      takeSeq: () => this.#nextSeq++,
+      takeDelivered: (key) => {
+        const delivered = this.#delivered.get(key);
+        this.#delivered.delete(key);
+        return delivered;
       },
+      fail: (error) => this.#failWith(error),
+    });
+    this.#script = this.#env.pool.run(
+      {
+        program,
+        sites,
+        marker: this.#env.siteGlobal,
+        args: this.#record.snapshot.args,
+        globals,
+        replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives),
+      },
+      handlers,
     );
     this.#script.result.then(
       (value) => this.#complete(value),
@@ -165,29 +188,39 @@ export class RunExecution implements FunctionHost {
     draft.activeMs = this.#clock.ms();
   };
 
-  #complete(valueText: string): void {
-    this.#settleScript({}, valueText);
+  #complete(value: JsonValue): void {
+    this.#settleScript({}, value);
   }
 
   #failWith(error: unknown): void {
     this.#settleScript({ failure: error });
   }
 
-  #settleScript(ended: { failure?: unknown }, valueText?: string): void {
+  #settleScript(ended: { failure?: unknown }, value?: JsonValue): void {
     if (this.#closing || this.#ended) return;
-    const settled = settleSegment(this.#env.kernel, this.#access, ended);
+    let settled = settleSegment(this.#env.kernel, this.#access, ended);
     if (settled.state === 'completed') {
-      return this.#end('completed', () => {
-        const written = writeResult(this.#record.runDir, JSON.parse(valueText ?? 'null') as unknown);
-        this.#record.transition('completed', (draft) => {
-          draft.result = { path: written.path, bytes: written.bytes };
-          this.#stamp(draft);
-        });
-      });
+      // A result the store cannot write fails the run; it never leaves it running.
+      let written: ReturnType<typeof writeResult> | undefined;
+      try {
+        written = writeResult(this.#record.runDir, value ?? null);
+      } catch (error) {
+        settled = { state: 'failed', error: isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error)) };
+      }
+      if (written !== undefined) {
+        const result = { path: written.path, bytes: written.bytes };
+        return this.#end('completed', () =>
+          this.#record.transition('completed', (draft) => {
+            draft.result = result;
+            this.#stamp(draft);
+          }),
+        );
+      }
     }
-    this.#end(settled.state, () =>
-      this.#record.transition(settled.state, (draft) => {
-        draft.failure = settled.error.toJSON() as { code: string; message: string };
+    const failed = settled as Exclude<typeof settled, { state: 'completed' }>;
+    this.#end(failed.state, () =>
+      this.#record.transition(failed.state, (draft) => {
+        draft.failure = failed.error.toJSON() as { code: string; message: string };
         this.#stamp(draft);
       }),
     );
@@ -244,7 +277,24 @@ export class RunExecution implements FunctionHost {
 
   // ---- dispatch --------------------------------------------------------
 
-  perform(op: string, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
+  /**
+   * Dispatches one operation; its step (reached synchronously) reads what
+   * the call is and, for the sandbox's calls, the key the sandbox gave it.
+   */
+  perform(op: string, site: string, scope: Scope, args: readonly JsonValue[], incoming?: Incoming): Promise<JsonValue> {
+    this.#identity = { op, args };
+    this.#incoming = incoming;
+    try {
+      return this.#dispatch(op, site, scope, args);
+    } catch (error) {
+      return Promise.reject(error);
+    } finally {
+      this.#identity = undefined;
+      this.#incoming = undefined;
+    }
+  }
+
+  #dispatch(op: string, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     if (op === 'shell') return this.#shell(site, scope, args);
     if (op === 'agent') return this.#agents.agent(site, scope, args);
     if (op === 'agent.send') return this.#agents.send(site, scope, args);
@@ -256,8 +306,8 @@ export class RunExecution implements FunctionHost {
   }
 
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
-    if (op === 'phase') return notePhase(this.#record, scope, args);
-    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay }, site, scope, args);
+    if (op === 'phase') return notePhase(this.#record, this.#notes, scope, args);
+    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay, budget: this.#notes }, site, scope, args);
     if (op === 'agent.create') return this.#agents.create(scope, args);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }
@@ -271,42 +321,109 @@ export class RunExecution implements FunctionHost {
     return this.#hostScopes.run(scope, fn);
   }
 
-  /** Runs one step: replay it when journaled, else perform it and journal the result. */
-  async #step<T extends JsonValue>(
+  /** A replay that diverged from the journal fails the run at once, whatever the script or a function catches. */
+  #diverge(error: WorkflowError): Promise<never> {
+    this.#failWith(error);
+    return Promise.reject(error);
+  }
+
+  /**
+   * Runs one step: replay it when journaled (after checking that the journal
+   * recorded this very call), else perform it and journal the result. The
+   * part before `perform` runs synchronously, so a divergence found while
+   * booking a sandbox replay ends the run before any later message is read.
+   */
+  #step<T extends JsonValue>(
     scope: Scope,
     site: string,
     what: string,
     replay: (record: JournalRecord) => T,
     perform: (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>,
   ): Promise<T> {
-    const expected = this.#expectedReplay;
-    this.#expectedReplay = undefined;
-    const claim = this.#counter.claim(scope, site, what);
-    try {
-      const past = this.#replay.get(claim.key);
-      if (expected !== undefined && (past === undefined || expected !== claim.key)) {
-        throw new WorkflowError('INTERNAL_ERROR', `replay diverged: the sandbox answered ${expected} from the journal, but the host keys this call ${claim.key}`, { key: claim.key });
-      }
-      if (past) {
-        const value = replay(past);
-        this.#observe(past, true);
-        return value;
-      }
-      await this.#gate();
-      this.#inflight += 1;
+    const incoming = this.#incoming;
+    const identity = this.#identity ?? { op: what, args: [] };
+    this.#incoming = undefined;
+    this.#identity = undefined;
+    let key: string;
+    let occurrence: number;
+    let release = (): void => undefined;
+    if (incoming) {
+      key = incoming.key;
+      occurrence = Number(key.slice(key.lastIndexOf('#') + 1));
+    } else {
       try {
-        const { value, body } = await perform(claim.key, claim.occurrence);
-        this.#assertLive();
-        const record = { v: JOURNAL_VERSION, key: claim.key, at: new Date().toISOString(), ...body } as JournalRecord;
-        this.#journal.append(record as unknown as Parameters<Journal['append']>[0]);
-        this.#observe(record, false);
-        return value;
-      } finally {
-        this.#inflight -= 1;
-        this.#maybeFinishPause();
+        const claim = this.#counter.claim(scope, site, what);
+        ({ key, occurrence } = claim);
+        release = () => claim.release();
+      } catch (error) {
+        return Promise.reject(error);
       }
+    }
+    const past = this.#replay.get(key);
+    if (past === undefined || past.kind === 'log') {
+      if (incoming?.replayed) {
+        return this.#diverge(new WorkflowError('INTERNAL_ERROR', `replay diverged: the sandbox answered ${key} from the journal, but the host has no record for it`, { key }));
+      }
+      return this.#performStep(key, occurrence, identity, incoming !== undefined, perform, release);
+    }
+    release();
+    if (past.digest !== undefined && past.digest !== callDigest(identity)) {
+      return this.#diverge(nondeterministicReplay({ site, key, journaled: past.call ?? recordOp(past), now: identity }));
+    }
+    if (past.kind === 'failure') return Promise.reject(new WorkflowError(past.error.code as WorkflowError['code'], past.error.message, past.error.details));
+    try {
+      const value = replay(past);
+      this.#observe(past, true);
+      return Promise.resolve(value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #performStep<T extends JsonValue>(
+    key: string,
+    occurrence: number,
+    identity: CallIdentity,
+    fromSandbox: boolean,
+    perform: (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>,
+    release: () => void,
+  ): Promise<T> {
+    try {
+      await this.#gate();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.#inflight += 1;
+    try {
+      const { value, body } = await perform(key, occurrence);
+      this.#assertLive();
+      // What the script receives must be JSON within the RPC limit: checked before it is journaled.
+      let text: string | undefined;
+      if (fromSandbox) {
+        const encoded = encodeJson(value, { maxBytes: this.#env.pool.limits.maxValueBytes });
+        if (!encoded.ok) throw new WorkflowError(encoded.failure.code, `The value of ${identity.op} ${encoded.failure.reason}`, { ...encoded.failure.details });
+        text = encoded.text;
+      }
+      const seq = text === undefined ? undefined : this.#nextSeq++;
+      const record = {
+        v: JOURNAL_VERSION,
+        key,
+        at: new Date().toISOString(),
+        op: identity.op,
+        digest: callDigest(identity),
+        call: callPreview(identity),
+        ...(seq === undefined ? {} : { seq }),
+        ...body,
+      } as JournalRecord;
+      this.#journal.append(record as unknown as Parameters<Journal['append']>[0]);
+      if (seq !== undefined && text !== undefined) this.#delivered.set(key, { seq, text });
+      this.#observe(record, false);
+      return value;
     } finally {
-      claim.release();
+      this.#inflight -= 1;
+      release();
+      this.#maybeFinishPause();
     }
   }
 
@@ -316,7 +433,10 @@ export class RunExecution implements FunctionHost {
   }
 
   #mismatch(record: JournalRecord, expected: string): never {
-    throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, { key: record.key });
+    throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, {
+      key: record.key,
+      reason: 'nondeterministic_replay',
+    });
   }
 
   // ---- core operations -------------------------------------------------
@@ -348,7 +468,10 @@ export class RunExecution implements FunctionHost {
     if (!registry.getFunction(name)) {
       return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `no registered workflow function is named "${name}"`, { name }));
     }
-    const segment = this.#invocations.next(scope, name, label);
+    // A call from the sandbox carries its invocation segment in its key (`<scope>|fn:<name>#<n>#0`).
+    const keyed = this.#incoming?.key;
+    const segment = keyed === undefined ? this.#invocations.next(scope, name, label) : keyed.slice(scopeKey(scope).length + 1, keyed.lastIndexOf('#'));
+    this.#identity = { op: name, args: [input] };
     return this.#step(
       scope,
       segment,
