@@ -49,6 +49,19 @@ function storedDetails(details: unknown): Readonly<Record<string, JsonValue>> | 
   return encoded.ok ? (JSON.parse(encoded.text) as Record<string, JsonValue>) : undefined;
 }
 
+const ESCAPE = /[.*+?^${}()|[\]\\]/g;
+const invocationPatterns = new Map<string, RegExp>();
+
+/** `fn:<name>#<n>` (n ≥ 2) of one function name. */
+function invocationPattern(name: string): RegExp {
+  let pattern = invocationPatterns.get(name);
+  if (pattern === undefined) {
+    pattern = new RegExp(`^fn:${name.replace(ESCAPE, '\\$&')}#[1-9]\\d*$`);
+    invocationPatterns.set(name, pattern);
+  }
+  return pattern;
+}
+
 export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
   const used = new Set<string>();
 
@@ -61,7 +74,7 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
       slotSite === call.site ||
       (call.op === 'agent.send' && slotSite.startsWith(`${call.site}@`)) ||
       slotSite === `fn:${call.op}` ||
-      new RegExp(`^fn:${call.op.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}#[1-9]\\d*$`).test(slotSite);
+      invocationPattern(call.op).test(slotSite);
     if (!call.key.startsWith(`${scopeKey}|`) || hash < 0 || !/^\d+$/.test(call.key.slice(hash + 1)) || !siteOk || used.has(call.key)) {
       throw new WorkflowError('INTERNAL_ERROR', `The sandbox keyed a ${call.op} call at ${call.site} as ${call.key}, which the host cannot accept`, { reason: 'sandbox_error', key: call.key });
     }

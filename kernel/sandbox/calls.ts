@@ -13,11 +13,10 @@
  * and decisions; calls the journal does not know are held back until every
  * journaled result was delivered (they came after them in the original run).
  */
-import type { JsonValue } from '../json.js';
 import { encodeJson } from '../json-encode.js';
 import { currentFrontier, type Frontier } from './causality.js';
 import { Deliveries, type Outcome, type Waiter } from './deliveries.js';
-import type { CallMessage, ErrorPayload, ReplayEntry, ReplyMessage, WorkerMessage } from './protocol.js';
+import type { ErrorPayload, ReplayEntry, ReplyMessage } from './protocol.js';
 import { boundaryError, workflowError, type ScriptError } from './script-errors.js';
 
 export type Scope = readonly string[];
@@ -31,7 +30,8 @@ export interface CallOptions {
 }
 
 export interface CallsDeps {
-  post(message: WorkerMessage): void;
+  /** Sends one message line (JSON text) to the host. */
+  post(line: string): void;
   /** Ends the script at once with this error (a broken rule or a diverged replay): the run fails. */
   fatal(error: ScriptError): never;
   readonly maxValueBytes: number;
@@ -44,14 +44,23 @@ interface SlotState {
   delivered: number | undefined;
 }
 
-function preview(op: string, args: readonly unknown[]): string {
-  let text: string;
-  try {
-    text = `${op}(${JSON.stringify(args).slice(1, -1)})`;
-  } catch {
-    text = `${op}(…)`;
-  }
+/** A call as it crosses: its fields, and its arguments as the JSON text of an array. */
+interface Call {
+  readonly op: string;
+  readonly site: string;
+  readonly scope: Scope;
+  readonly key: string;
+  readonly args: string;
+}
+
+function preview(op: string, argsText: string): string {
+  const text = `${op}(${argsText.slice(1, -1)})`;
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+/** One message line; the arguments' JSON text is embedded as it is (encoded once, here). */
+function callLine(t: 'call' | 'replayed', call: Call, extra: string): string {
+  return `{"t":"${t}"${extra},"op":${JSON.stringify(call.op)},"site":${JSON.stringify(call.site)},"scope":${JSON.stringify(call.scope)},"key":${JSON.stringify(call.key)},"args":${call.args}}`;
 }
 
 export class Calls {
@@ -87,13 +96,13 @@ export class Calls {
     this.#deliveries.stop();
   }
 
-  /** Arguments as JSON (trailing `undefined`s are omitted arguments); throws the script's error otherwise. */
-  encodeArgs(op: string, args: readonly unknown[]): JsonValue[] {
+  /** The JSON text of an argument list (trailing `undefined`s are omitted arguments); throws the script's error otherwise. */
+  encodeArgs(op: string, args: readonly unknown[]): string {
     let end = args.length;
     while (end > 0 && args[end - 1] === undefined) end -= 1;
     const encoded = encodeJson(end === args.length ? args : args.slice(0, end), { maxBytes: this.#deps.maxValueBytes });
     if (!encoded.ok) throw boundaryError(`Arguments of ${op}`, encoded.failure);
-    return JSON.parse(encoded.text) as JsonValue[];
+    return encoded.text;
   }
 
   #journalKey(op: string, keySite: string, scope: Scope, isFunction: boolean): string {
@@ -152,26 +161,26 @@ export class Calls {
     const entry = this.#entries.get(key);
     if (entry !== undefined) this.#replay(entry, waiter, { op, site, scope, key, args });
     else {
-      const message: CallMessage = { t: 'call', id: this.#nextId++, op, site, scope, key, args };
-      this.#byId.set(message.id, waiter);
-      this.#deliveries.live(message);
+      const id = this.#nextId++;
+      this.#byId.set(id, waiter);
+      this.#deliveries.live(callLine('call', { op, site, scope, key, args }, `,"id":${id}`));
     }
     this.#deliveries.schedule();
     return promise;
   }
 
-  #replay(entry: ReplayEntry, waiter: Waiter, call: Omit<CallMessage, 't' | 'id'>): void {
+  #replay(entry: ReplayEntry, waiter: Waiter, call: Call): void {
     this.#entries.delete(entry.key);
     if (entry.op !== call.op && !(entry.op === 'agent' && call.op === 'agent.send')) {
       this.#deps.fatal(nondeterministic(entry, call, `the journal has ${entry.call ?? entry.op} there, but the script now calls ${preview(call.op, call.args)}`));
     }
     const outcome: Outcome | undefined = entry.host ? undefined : entry.ok ? { ok: true, value: entry.value ?? null } : { ok: false, error: entry.error ?? { message: 'failed' } };
     if (entry.host) {
-      const message: CallMessage = { t: 'call', id: this.#nextId++, ...call };
-      this.#byId.set(message.id, waiter);
-      this.#deps.post(message);
+      const id = this.#nextId++;
+      this.#byId.set(id, waiter);
+      this.#deps.post(callLine('call', call, `,"id":${id}`));
     } else {
-      this.#deps.post({ t: 'replayed', ...call, ...(entry.ok ? {} : { failed: true as const }) });
+      this.#deps.post(callLine('replayed', call, entry.ok ? '' : ',"failed":true'));
     }
     this.#deliveries.replayed(entry, waiter, outcome);
   }
@@ -186,7 +195,7 @@ export class Calls {
   }
 }
 
-export function nondeterministic(entry: ReplayEntry, call: { readonly key: string; readonly site: string; readonly op: string; readonly args?: readonly JsonValue[] }, what: string): ScriptError {
+export function nondeterministic(entry: ReplayEntry, call: { readonly key: string; readonly site: string; readonly op: string; readonly args?: string }, what: string): ScriptError {
   return workflowError('RESUME_INCOMPATIBLE', `The script no longer replays its journal: at ${call.site} (journal key ${entry.key}) ${what}. Relaunch instead.`, {
     reason: 'nondeterministic_replay',
     site: call.site,

@@ -19,7 +19,7 @@
  */
 import type { JsonValue } from '../json.js';
 import { runAsJob, type Frontier } from './causality.js';
-import type { CallMessage, ErrorPayload, ReplayEntry } from './protocol.js';
+import type { ErrorPayload, ReplayEntry } from './protocol.js';
 import { workflowError } from './script-errors.js';
 
 export type Outcome = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly error: ErrorPayload };
@@ -56,8 +56,8 @@ export class Deliveries {
   readonly #lastReplay: number;
   readonly #hostAnswered = new Map<Waiter, number>();
   readonly #unordered: { readonly waiter: Waiter; readonly outcome: Outcome }[] = [];
-  readonly #held: CallMessage[] = [];
-  readonly #release: (message: CallMessage) => void;
+  readonly #held: string[] = [];
+  readonly #release: (line: string) => void;
   readonly #idle: (state: IdleState) => void;
   #cursor = 0;
   #next: number;
@@ -66,7 +66,7 @@ export class Deliveries {
   #scheduled = false;
   #stopped = false;
 
-  constructor(ordered: readonly ReplayEntry[], lastReplay: number, hooks: { release(message: CallMessage): void; idle(state: IdleState): void }) {
+  constructor(ordered: readonly ReplayEntry[], lastReplay: number, hooks: { release(line: string): void; idle(state: IdleState): void }) {
     for (const entry of ordered) this.#positions.set(entry.seq!, { entry });
     this.#order = [...this.#positions.keys()].sort((a, b) => a - b);
     this.#lastReplay = lastReplay;
@@ -80,10 +80,10 @@ export class Deliveries {
   }
 
   /** A call the journal does not know: sent to the host now, or held until the replay is done. */
-  live(message: CallMessage): void {
+  live(line: string): void {
     this.#waiting += 1;
-    if (this.#replaying) this.#held.push(message);
-    else this.#release(message);
+    if (this.#replaying) this.#held.push(line);
+    else this.#release(line);
   }
 
   /** A call the journal answers; `outcome` is undefined while the host answers it. */

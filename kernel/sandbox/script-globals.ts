@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { renderPrompt } from '../template.js';
 import { StructureRunner } from '../structure.js';
 import type { Calls, Scope } from './calls.js';
-import type { GlobalSpec, WorkerMessage } from './protocol.js';
+import type { GlobalSpec } from './protocol.js';
 import { workflowError } from './script-errors.js';
 
 declare const harden: <T>(value: T) => T;
@@ -19,7 +19,7 @@ const SITE_ID = /^[1-9]\d{0,8}:[1-9]\d{0,8}$/;
 
 export interface ScriptGlobalsDeps {
   readonly calls: Calls;
-  post(message: WorkerMessage): void;
+  post(line: string): void;
   /** Call site id → callee, from the preflight. */
   readonly sites: Readonly<Record<string, string>>;
   readonly args: unknown;
@@ -56,7 +56,8 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
   };
 
   const notify = (op: string, site: string, args: readonly unknown[]): void => {
-    post({ t: 'notify', op, site, scope: currentScope(), args: calls.encodeArgs(op, args) });
+    const text = calls.encodeArgs(op, args);
+    post(`{"t":"notify","op":${JSON.stringify(op)},"site":${JSON.stringify(site)},"scope":${JSON.stringify(currentScope())},"args":${text}}`);
   };
 
   const structures = new StructureRunner({

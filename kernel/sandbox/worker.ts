@@ -22,7 +22,7 @@ import type { IdleState } from './deliveries.js';
 import { LineReader } from './lines.js';
 import type { HostMessage, StartMessage, WorkerMessage } from './protocol.js';
 import { buildScriptGlobals } from './script-globals.js';
-import { boundaryError, errorPayload, workflowError, type ScriptError } from './script-errors.js';
+import { boundaryError, errorPayload, type ScriptError } from './script-errors.js';
 
 declare const lockdown: (options?: Record<string, string>) => void;
 declare const harden: <T>(value: T) => T;
@@ -45,9 +45,13 @@ const MAX_DETAILS_BYTES = 64 * 1024;
 let settled = false;
 let calls: Calls | undefined;
 
+/** Writes one message; synchronous on a pipe, so a script that floods the host blocks here instead of buffering. */
+function postLine(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
 function post(message: WorkerMessage): void {
-  // Synchronous on a pipe: a script that floods the host blocks here instead of buffering.
-  process.stdout.write(`${JSON.stringify(message)}\n`);
+  postLine(JSON.stringify(message));
 }
 
 function detailsOf(details: unknown): Record<string, unknown> | undefined {
@@ -56,11 +60,15 @@ function detailsOf(details: unknown): Record<string, unknown> | undefined {
   return encoded.ok ? (JSON.parse(encoded.text) as Record<string, unknown>) : undefined;
 }
 
-function settle(message: WorkerMessage): void {
+function settleLine(line: string): void {
   if (settled) return;
   settled = true;
   calls?.stop();
-  post(message);
+  postLine(line);
+}
+
+function settle(message: WorkerMessage): void {
+  settleLine(JSON.stringify(message));
 }
 
 /** A broken rule or a diverged replay ends the script at once, whatever the script catches. */
@@ -85,10 +93,10 @@ function onIdle(state: IdleState): void {
 }
 
 function start(message: StartMessage): void {
-  calls = new Calls({ post, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
+  calls = new Calls({ post: postLine, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
   let completion: Promise<unknown>;
   try {
-    const { globals, marker, scopes } = buildScriptGlobals({ calls, post, sites: message.sites, args: message.args, globals: message.globals });
+    const { globals, marker, scopes } = buildScriptGlobals({ calls, post: postLine, sites: message.sites, args: message.args, globals: message.globals });
     const compartment = new Compartment({ globals: harden(globals), __options__: true });
     harden(compartment.globalThis);
     const wrapper = compartment.evaluate(`(function () { 'use strict'; return (${message.marker}) => ${message.program}; })`) as () => (marker: unknown) => unknown;
@@ -100,7 +108,7 @@ function start(message: StartMessage): void {
   completion.then(
     (value) => {
       const encoded = encodeJson(value === undefined ? null : value, { maxBytes: message.maxValueBytes });
-      if (encoded.ok) settle({ t: 'done', value: JSON.parse(encoded.text) as never });
+      if (encoded.ok) settleLine(`{"t":"done","value":${encoded.text}}`);
       else settle({ t: 'failed', error: errorPayload(boundaryError('The workflow result', encoded.failure), detailsOf) });
     },
     (error: unknown) => settle({ t: 'failed', error: errorPayload(error, detailsOf) }),
@@ -126,5 +134,4 @@ process.stdin.on('data', (chunk: Buffer) => reader.push(chunk));
 process.stdin.on('end', () => process.exit(0));
 process.stdin.on('error', () => process.exit(0));
 process.stdout.on('error', () => process.exit(0));
-void workflowError;
 post({ t: 'ready' });
