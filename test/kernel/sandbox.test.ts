@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../../kernel/sandbox/pool.js';
 import { WorkflowError } from '../../kernel/errors.js';
+import { BUILTIN_GLOBALS } from '../../kernel/preflight/names.js';
 import { compile, failure, raw, recorder, run, start } from '../support/sandbox.js';
 
 const pool = new SandboxPool({ limits: { watchdogMs: 400, maxOldGenerationSizeMb: 64, maxRssMb: 512 } });
@@ -135,6 +136,12 @@ describe('sandbox process', () => {
     const other = await failure(pool, { program: `(async () => shell(...__pi_extensible_workflows_site('1:1', ['x'])))()`, sites: { '1:1': 'agent' } });
     expect(other.message).toContain('shell must be called directly');
     expect(calls).toEqual([]);
+  });
+
+  it('provides every builtin the preflight accepts, so a name it lets through is never undefined at run time', async () => {
+    const names = [...BUILTIN_GLOBALS].filter((name) => name !== 'undefined');
+    const value = await run(pool, raw(`(async () => [${names.map((name) => `typeof ${name}`).join(', ')}])()`), recorder().handlers);
+    expect(names.filter((_name, index) => (value as string[])[index] === 'undefined')).toEqual([]);
   });
 
   it('ends runaway loops, memory bombs and promises that never settle', async () => {
