@@ -170,6 +170,7 @@ export class WorkflowEngine {
           segment,
           concurrency: record.snapshot.concurrency ?? settings.settings.concurrency,
           agentSlots: this.#agentSlots,
+          ...(this.#options.onWarning ? { warn: this.#options.onWarning } : {}),
         },
         record,
         journal,

@@ -5,21 +5,20 @@
  * a terminal state, `budget_exhausted`, `paused` or `interrupted`; resuming starts a new segment.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
+import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { primitiveStep } from './ops/primitives.js';
 import { Decisions } from './decisions.js';
 import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
-import { writeResult, type Journal } from '../store/index.js';
+import type { Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
-import { encodeJson } from '../json-encode.js';
-import { recordOp, sandboxReplayTable } from './replay.js';
-import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
+import { sandboxReplayTable } from './replay.js';
+import type { JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
-import { callDigest, callPreview, nondeterministicReplay, type CallIdentity } from './call-digest.js';
 import { sandboxHandlers, type Incoming } from './sandbox-bridge.js';
+import { Steps } from './steps.js';
 import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
 import { parseShellArgs, recordedShell } from './ops/shell.js';
@@ -27,13 +26,13 @@ import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
 import type { RunState } from '../states.js';
-import { settleSegment } from './settle.js';
+import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
 
-import { scriptGlobals, type ExecutionEnv, type RecordBody, type SegmentOutcome } from './execution-types.js';
+import { scriptGlobals, type ExecutionEnv, type SegmentOutcome } from './execution-types.js';
 
 export type { ExecutionEnv, SegmentOutcome } from './execution-types.js';
 
@@ -57,12 +56,7 @@ export class RunExecution implements FunctionHost {
   readonly #scopeCwds: ScopeCwds;
   #script: ScriptExecution | undefined;
   #inflight = 0;
-  /** The call `perform` is dispatching, read by its step: what it is, and its sandbox key. */
-  #identity: CallIdentity | undefined;
-  #incoming: Incoming | undefined;
-  /** The next delivery position, and the results journaled for sandbox calls awaiting their reply. */
-  #nextSeq: number;
-  readonly #delivered = new Map<string, { readonly seq: number; readonly text: string }>();
+  readonly #steps: Steps;
   readonly #notes = new NoteBudget();
   #ended = false;
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
@@ -71,7 +65,23 @@ export class RunExecution implements FunctionHost {
 
   constructor(env: ExecutionEnv, record: RunRecord, journal: Journal, replay: ReadonlyMap<string, JournalRecord>, nextSeq: number, onEnd: () => void) {
     this.#env = env;
-    this.#nextSeq = nextSeq;
+    this.#steps = new Steps(
+      {
+        replay,
+        journal,
+        counter: this.#counter,
+        maxValueBytes: env.pool.limits.maxValueBytes,
+        gate: () => this.#gate(),
+        assertLive: () => this.#assertLive(),
+        inflight: (delta) => {
+          this.#inflight += delta;
+          if (delta < 0) this.#maybeFinishPause();
+        },
+        observe: (record, replayed) => this.#observe(record, replayed),
+        diverge: (error) => this.#failWith(error),
+      },
+      nextSeq,
+    );
     this.#record = record;
     this.#journal = journal;
     this.#replay = replay;
@@ -111,7 +121,7 @@ export class RunExecution implements FunctionHost {
       signal: this.#abort.signal,
     };
     this.#agents = new AgentOps(agentDeps, (scope, site, perform) =>
-      this.#step(
+      this.#steps.step(
         scope,
         site,
         'agent',
@@ -141,12 +151,8 @@ export class RunExecution implements FunctionHost {
       perform: (op, site, scope, args, incoming) => this.perform(op, site, scope, args, incoming),
       notify: (op, site, scope, args) => this.notify(op, site, scope, args),
       append: (entry) => this.#journal.append(entry as unknown as Parameters<Journal['append']>[0]),
-      takeSeq: () => this.#nextSeq++,
-      takeDelivered: (key) => {
-        const delivered = this.#delivered.get(key);
-        this.#delivered.delete(key);
-        return delivered;
-      },
+      takeSeq: () => this.#steps.takeSeq(),
+      takeDelivered: (key) => this.#steps.takeDelivered(key),
       fail: (error) => this.#failWith(error),
     });
     this.#script = this.#env.pool.run(
@@ -160,26 +166,33 @@ export class RunExecution implements FunctionHost {
       },
       handlers,
     );
-    this.#script.result.then(
-      (value) => this.#complete(value),
-      (error: unknown) => this.#failWith(error),
-    );
+    this.#script.result
+      .then(
+        (value) => this.#complete(value),
+        (error: unknown) => this.#failWith(error),
+      )
+      .catch((error: unknown) => this.#env.warn?.(asWorkflowError(error)));
   }
 
   // ---- lifecycle -------------------------------------------------------
 
+  /** Ends the segment; never throws (it runs in promise callbacks, where a throw would reach the host's process). */
   #end(outcome: SegmentOutcome, persist: () => void): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#abort.abort();
-    void this.#script?.terminate();
-    this.#agents.dispose();
+    void this.#script?.terminate().catch(() => undefined);
+    let ended = outcome;
     try {
+      this.#agents.dispose();
       persist();
+    } catch (error) {
+      this.#env.warn?.(asWorkflowError(error));
+      ended = persistFailure(this.#record, error, this.#stamp);
     } finally {
       this.#journal.close();
       this.#onEnd();
-      this.#settle(outcome);
+      this.#settle(ended);
     }
   }
 
@@ -198,32 +211,8 @@ export class RunExecution implements FunctionHost {
 
   #settleScript(ended: { failure?: unknown }, value?: JsonValue): void {
     if (this.#closing || this.#ended) return;
-    let settled = settleSegment(this.#env.kernel, this.#access, ended);
-    if (settled.state === 'completed') {
-      // A result the store cannot write fails the run; it never leaves it running.
-      let written: ReturnType<typeof writeResult> | undefined;
-      try {
-        written = writeResult(this.#record.runDir, value ?? null);
-      } catch (error) {
-        settled = { state: 'failed', error: isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error)) };
-      }
-      if (written !== undefined) {
-        const result = { path: written.path, bytes: written.bytes };
-        return this.#end('completed', () =>
-          this.#record.transition('completed', (draft) => {
-            draft.result = result;
-            this.#stamp(draft);
-          }),
-        );
-      }
-    }
-    const failed = settled as Exclude<typeof settled, { state: 'completed' }>;
-    this.#end(failed.state, () =>
-      this.#record.transition(failed.state, (draft) => {
-        draft.failure = failed.error.toJSON() as { code: string; message: string };
-        this.#stamp(draft);
-      }),
-    );
+    const ending = scriptEnding(this.#env.kernel, this.#access, this.#record, ended, value, this.#stamp);
+    this.#end(ending.outcome, () => ending.persist());
   }
 
   /** Immediate and irreversible: cancel everything in flight, then persist. */
@@ -282,15 +271,10 @@ export class RunExecution implements FunctionHost {
    * the call is and, for the sandbox's calls, the key the sandbox gave it.
    */
   perform(op: string, site: string, scope: Scope, args: readonly JsonValue[], incoming?: Incoming): Promise<JsonValue> {
-    this.#identity = { op, args };
-    this.#incoming = incoming;
     try {
-      return this.#dispatch(op, site, scope, args);
+      return this.#steps.dispatching({ op, args }, incoming, () => this.#dispatch(op, site, scope, args));
     } catch (error) {
       return Promise.reject(error);
-    } finally {
-      this.#identity = undefined;
-      this.#incoming = undefined;
     }
   }
 
@@ -321,112 +305,6 @@ export class RunExecution implements FunctionHost {
     return this.#hostScopes.run(scope, fn);
   }
 
-  /** A replay that diverged from the journal fails the run at once, whatever the script or a function catches. */
-  #diverge(error: WorkflowError): Promise<never> {
-    this.#failWith(error);
-    return Promise.reject(error);
-  }
-
-  /**
-   * Runs one step: replay it when journaled (after checking that the journal
-   * recorded this very call), else perform it and journal the result. The
-   * part before `perform` runs synchronously, so a divergence found while
-   * booking a sandbox replay ends the run before any later message is read.
-   */
-  #step<T extends JsonValue>(
-    scope: Scope,
-    site: string,
-    what: string,
-    replay: (record: JournalRecord) => T,
-    perform: (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>,
-  ): Promise<T> {
-    const incoming = this.#incoming;
-    const identity = this.#identity ?? { op: what, args: [] };
-    this.#incoming = undefined;
-    this.#identity = undefined;
-    let key: string;
-    let occurrence: number;
-    let release = (): void => undefined;
-    if (incoming) {
-      key = incoming.key;
-      occurrence = Number(key.slice(key.lastIndexOf('#') + 1));
-    } else {
-      try {
-        const claim = this.#counter.claim(scope, site, what);
-        ({ key, occurrence } = claim);
-        release = () => claim.release();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    const past = this.#replay.get(key);
-    if (past === undefined || past.kind === 'log') {
-      if (incoming?.replayed) {
-        return this.#diverge(new WorkflowError('INTERNAL_ERROR', `replay diverged: the sandbox answered ${key} from the journal, but the host has no record for it`, { key }));
-      }
-      return this.#performStep(key, occurrence, identity, incoming !== undefined, perform, release);
-    }
-    release();
-    if (past.digest !== undefined && past.digest !== callDigest(identity)) {
-      return this.#diverge(nondeterministicReplay({ site, key, journaled: past.call ?? recordOp(past), now: identity }));
-    }
-    if (past.kind === 'failure') return Promise.reject(new WorkflowError(past.error.code as WorkflowError['code'], past.error.message, past.error.details));
-    try {
-      const value = replay(past);
-      this.#observe(past, true);
-      return Promise.resolve(value);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  async #performStep<T extends JsonValue>(
-    key: string,
-    occurrence: number,
-    identity: CallIdentity,
-    fromSandbox: boolean,
-    perform: (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>,
-    release: () => void,
-  ): Promise<T> {
-    try {
-      await this.#gate();
-    } catch (error) {
-      release();
-      throw error;
-    }
-    this.#inflight += 1;
-    try {
-      const { value, body } = await perform(key, occurrence);
-      this.#assertLive();
-      // What the script receives must be JSON within the RPC limit: checked before it is journaled.
-      let text: string | undefined;
-      if (fromSandbox) {
-        const encoded = encodeJson(value, { maxBytes: this.#env.pool.limits.maxValueBytes });
-        if (!encoded.ok) throw new WorkflowError(encoded.failure.code, `The value of ${identity.op} ${encoded.failure.reason}`, { ...encoded.failure.details });
-        text = encoded.text;
-      }
-      const seq = text === undefined ? undefined : this.#nextSeq++;
-      const record = {
-        v: JOURNAL_VERSION,
-        key,
-        at: new Date().toISOString(),
-        op: identity.op,
-        digest: callDigest(identity),
-        call: callPreview(identity),
-        ...(seq === undefined ? {} : { seq }),
-        ...body,
-      } as JournalRecord;
-      this.#journal.append(record as unknown as Parameters<Journal['append']>[0]);
-      if (seq !== undefined && text !== undefined) this.#delivered.set(key, { seq, text });
-      this.#observe(record, false);
-      return value;
-    } finally {
-      this.#inflight -= 1;
-      release();
-      this.#maybeFinishPause();
-    }
-  }
-
   #observe(record: JournalRecord, replayed: boolean): void {
     const usage = record.kind === 'agent' ? { ...record.usage } : undefined;
     this.#env.kernel.hooks.journal.recorded.call({ run: this.#access.run, key: record.key, kind: record.kind, replayed, ...(usage ? { usage } : {}), access: this.#access });
@@ -442,7 +320,7 @@ export class RunExecution implements FunctionHost {
   // ---- core operations -------------------------------------------------
 
   #shell(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    return this.#step(
+    return this.#steps.step(
       scope,
       site,
       'shell',
@@ -469,10 +347,10 @@ export class RunExecution implements FunctionHost {
       return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `no registered workflow function is named "${name}"`, { name }));
     }
     // A call from the sandbox carries its invocation segment in its key (`<scope>|fn:<name>#<n>#0`).
-    const keyed = this.#incoming?.key;
+    const keyed = this.#steps.incomingKey;
     const segment = keyed === undefined ? this.#invocations.next(scope, name, label) : keyed.slice(scopeKey(scope).length + 1, keyed.lastIndexOf('#'));
-    this.#identity = { op: name, args: [input] };
-    return this.#step(
+    this.#steps.identify({ op: name, args: [input] });
+    return this.#steps.step(
       scope,
       segment,
       name,
@@ -501,7 +379,7 @@ export class RunExecution implements FunctionHost {
   #primitive(primitive: PrimitiveDefinition, member: string | undefined, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     const deps = { run: this.run, runDir: this.#record.runDir, signal: this.#abort.signal, access: this.#access, decisions: this.#decisions, scopeCwds: this.#scopeCwds };
     const step = primitiveStep(primitive, member, site, scope, args, deps);
-    return this.#step(
+    return this.#steps.step(
       scope,
       site,
       step.what,
