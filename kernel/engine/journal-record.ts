@@ -86,7 +86,12 @@ const call = {
 };
 /** Version 2 call records must carry their identity. */
 const identified = { if: { properties: { v: { const: 2 } } }, then: { required: ['op', 'digest', 'call'], properties: { op: call.op, digest: call.digest, call: call.call } } };
+/** `kind` picks the one branch to check (ajv's discriminator): a journal is validated record by record on every resume. */
 const RECORD_SCHEMA = {
+  type: 'object',
+  required: ['kind'],
+  properties: { kind: { type: 'string' } },
+  discriminator: { propertyName: 'kind' },
   oneOf: [
     {
       type: 'object',
@@ -123,13 +128,13 @@ const RECORD_SCHEMA = {
         },
       },
     },
-    {
+    ...(['function', 'primitive'] as const).map((kind) => ({
       type: 'object',
       additionalProperties: false,
       required: ['v', 'key', 'at', 'kind', 'name', 'value'],
       ...identified,
-      properties: { ...base, ...call, kind: { enum: ['function', 'primitive'] }, name: { type: 'string', minLength: 1 }, value: {} },
-    },
+      properties: { ...base, ...call, kind: { const: kind }, name: { type: 'string', minLength: 1 }, value: {} },
+    })),
     {
       type: 'object',
       additionalProperties: false,
@@ -151,7 +156,7 @@ const RECORD_SCHEMA = {
   ],
 } as const;
 
-const validate = createAjv().compile(RECORD_SCHEMA);
+const validate = createAjv({ discriminator: true }).compile(RECORD_SCHEMA);
 
 /** Replay trusts nothing it reads back: a record of an unknown shape stops the run. */
 export function parseJournalRecord(value: unknown, index: number): JournalRecord {

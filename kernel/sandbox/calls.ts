@@ -30,8 +30,10 @@ export interface CallOptions {
 }
 
 export interface CallsDeps {
-  /** Sends one message line (JSON text) to the host. */
+  /** Sends one message line (JSON text) to the host now. */
   post(line: string): void;
+  /** Queues a line the host only books (it goes out in order, soon). */
+  queue(line: string): void;
   /** Ends the script at once with this error (a broken rule or a diverged replay): the run fails. */
   fatal(error: ScriptError): never;
   readonly maxValueBytes: number;
@@ -180,7 +182,7 @@ export class Calls {
       this.#byId.set(id, waiter);
       this.#deps.post(callLine('call', call, `,"id":${id}`));
     } else {
-      this.#deps.post(callLine('replayed', call, entry.ok ? '' : ',"failed":true'));
+      this.#deps.queue(callLine('replayed', call, entry.ok ? '' : ',"failed":true'));
     }
     this.#deliveries.replayed(entry, waiter, outcome);
   }

@@ -14,6 +14,11 @@
  * reacts to (`settled`). `Promise.all`, `allSettled` and `any` join their
  * elements through hidden shared state that the hooks cannot see, so they are
  * wrapped (before lockdown) to merge their elements' frontiers explicitly.
+ *
+ * The same hooks carry the structural scope (parallel and pipeline branches,
+ * worktree scopes) from the job that registered a continuation to the
+ * continuation, as AsyncLocalStorage would; one set of hooks instead of two
+ * keeps the per-promise cost low.
  */
 import { promiseHooks } from 'node:v8';
 
@@ -81,19 +86,40 @@ export class Frontier {
   }
 }
 
+export type Scope = readonly string[];
+
 interface Link {
   readonly registered: Frontier;
+  readonly scope: Scope;
   readonly parent: Promise<unknown> | undefined;
 }
 
-/** The frontier of the job running now; EMPTY between jobs. */
+const ROOT: Scope = Object.freeze([]);
+
+/** The frontier and scope of the job running now; EMPTY and the root between jobs. */
 let current = Frontier.EMPTY;
-const saved: Frontier[] = [];
+let scope: Scope = ROOT;
+const saved: { readonly frontier: Frontier; readonly scope: Scope }[] = [];
 const links = new WeakMap<Promise<unknown>, Link>();
 const settledAt = new WeakMap<Promise<unknown>, Frontier>();
 
 export function currentFrontier(): Frontier {
   return current;
+}
+
+export function currentScope(): Scope {
+  return scope;
+}
+
+/** Runs `fn` in `inner`: it and every continuation it registers see that scope. */
+export function runInScope<T>(inner: Scope, fn: () => T): T {
+  const outer = scope;
+  scope = inner;
+  try {
+    return fn();
+  } finally {
+    scope = outer;
+  }
 }
 
 /** Runs `fn` as a job of its own with frontier `frontier` (a delivery of a result). */
@@ -115,23 +141,27 @@ function join(frontiers: readonly Frontier[]): void {
 export function startTracking(): void {
   promiseHooks.createHook({
     init(promise, parent) {
-      if (current !== Frontier.EMPTY || parent !== undefined) links.set(promise, { registered: current, parent });
+      if (current !== Frontier.EMPTY || scope !== ROOT || parent !== undefined) links.set(promise, { registered: current, scope, parent });
     },
     settled(promise) {
       if (current !== Frontier.EMPTY) settledAt.set(promise, current);
     },
     before(promise) {
-      saved.push(current);
+      saved.push({ frontier: current, scope });
       const link = links.get(promise);
       if (link === undefined) {
         current = Frontier.EMPTY;
+        scope = ROOT;
         return;
       }
       const resolved = link.parent === undefined ? undefined : settledAt.get(link.parent);
       current = resolved === undefined ? link.registered : Frontier.merge(link.registered, resolved);
+      scope = link.scope;
     },
     after() {
-      current = saved.pop() ?? Frontier.EMPTY;
+      const outer = saved.pop();
+      current = outer?.frontier ?? Frontier.EMPTY;
+      scope = outer?.scope ?? ROOT;
     },
   });
 }

@@ -78,7 +78,7 @@ export function errorFromPayload(payload: ErrorPayload): WorkflowError {
   return new WorkflowError('INTERNAL_ERROR', `Workflow script failed: ${payload.message}`, { reason: 'script_error' });
 }
 
-const validateMessage = createAjv().compile(WORKER_MESSAGE_SCHEMA);
+const validateMessage = createAjv({ discriminator: true, allErrors: false }).compile(WORKER_MESSAGE_SCHEMA);
 /** Messages waiting for their macrotask before the process's output is paused. */
 const QUEUE_HIGH = 256;
 const STDERR_KEPT = 8 * 1024;

@@ -129,14 +129,24 @@ const ERROR = {
 } as const;
 const CALL_FIELDS = { op: { type: 'string', minLength: 1 }, site: { type: 'string' }, scope: SCOPE, key: { type: 'string', minLength: 1 }, args: { type: 'array' } } as const;
 
-/** What the host accepts from the sandbox process (validated with ajv: the process runs hostile scripts). */
+/**
+ * What the host accepts from the sandbox process (validated with ajv: the
+ * process runs hostile scripts). Compile with `discriminator: true`: the tag
+ * `t` picks the one branch to check.
+ */
 export const WORKER_MESSAGE_SCHEMA = {
+  type: 'object',
+  required: ['t'],
+  properties: { t: { type: 'string' } },
+  discriminator: { propertyName: 't' },
   oneOf: [
-    { type: 'object', required: ['t', 'id', 'op', 'site', 'scope', 'key', 'args'], properties: { t: { const: 'call' }, id: { type: 'integer', minimum: 1 }, ...CALL_FIELDS } },
-    { type: 'object', required: ['t', 'op', 'site', 'scope', 'key', 'args'], properties: { t: { const: 'replayed' }, ...CALL_FIELDS, failed: { const: true } } },
-    { type: 'object', required: ['t', 'op', 'site', 'scope', 'args'], properties: { t: { const: 'notify' }, op: CALL_FIELDS.op, site: CALL_FIELDS.site, scope: SCOPE, args: CALL_FIELDS.args } },
-    { type: 'object', required: ['t'], properties: { t: { enum: ['ready', 'pong', 'stalled'] } } },
-    { type: 'object', required: ['t', 'value'], properties: { t: { const: 'done' }, value: {} } },
-    { type: 'object', required: ['t', 'error'], properties: { t: { const: 'failed' }, error: ERROR } },
+    { required: ['t', 'id', 'op', 'site', 'scope', 'key', 'args'], properties: { t: { const: 'call' }, id: { type: 'integer', minimum: 1 }, ...CALL_FIELDS } },
+    { required: ['t', 'op', 'site', 'scope', 'key', 'args'], properties: { t: { const: 'replayed' }, ...CALL_FIELDS, failed: { const: true } } },
+    { required: ['t', 'op', 'site', 'scope', 'args'], properties: { t: { const: 'notify' }, op: CALL_FIELDS.op, site: CALL_FIELDS.site, scope: SCOPE, args: CALL_FIELDS.args } },
+    { properties: { t: { const: 'ready' } } },
+    { properties: { t: { const: 'pong' } } },
+    { properties: { t: { const: 'stalled' } } },
+    { required: ['t', 'value'], properties: { t: { const: 'done' }, value: {} } },
+    { required: ['t', 'error'], properties: { t: { const: 'failed' }, error: ERROR } },
   ],
 } as const;

@@ -5,10 +5,10 @@
  * `parallel`/`pipeline` open structural scopes, and the call-site marker,
  * which only the preflight's rewritten program can reach, names each call.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { renderPrompt } from '../template.js';
 import { StructureRunner } from '../structure.js';
-import type { Calls, Scope } from './calls.js';
+import type { Calls } from './calls.js';
+import { currentScope, runInScope } from './causality.js';
 import type { GlobalSpec } from './protocol.js';
 import { workflowError } from './script-errors.js';
 
@@ -30,13 +30,10 @@ export interface ScriptGlobals {
   readonly globals: Record<string, unknown>;
   /** The marker the program receives as a parameter: `marker(site, args)` names the next call. */
   readonly marker: (site: unknown, args: unknown) => unknown;
-  readonly scopes: AsyncLocalStorage<Scope>;
 }
 
 export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
   const { calls, post, sites } = deps;
-  const scopes = new AsyncLocalStorage<Scope>();
-  const currentScope = (): Scope => scopes.getStore() ?? [];
   let pendingSite: string | undefined;
 
   const marker = (site: unknown, args: unknown): unknown => {
@@ -62,7 +59,7 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
 
   const structures = new StructureRunner({
     current: currentScope,
-    run: (scope, fn) => scopes.run(harden([...scope]), fn),
+    run: (scope, fn) => runInScope(harden([...scope]), fn),
     fail: (message) => workflowError('INVALID_METADATA', message),
   });
 
@@ -132,7 +129,7 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
           throw workflowError('INVALID_METADATA', `${name} needs a non-empty name and a callback`);
         }
         const ref = await calls.call(name, site, currentScope(), [label]);
-        return scopes.run(harden([...currentScope(), `${name}:${label}`]), async () => (callback as (ref: unknown) => unknown)(harden(ref)));
+        return runInScope(harden([...currentScope(), `${name}:${label}`]), async () => (callback as (ref: unknown) => unknown)(harden(ref)));
       };
     }
   }
@@ -144,5 +141,5 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
     notify(name, site, args);
   }
 
-  return { globals, marker, scopes };
+  return { globals, marker };
 }

@@ -45,9 +45,42 @@ const MAX_DETAILS_BYTES = 64 * 1024;
 let settled = false;
 let calls: Calls | undefined;
 
-/** Writes one message; synchronous on a pipe, so a script that floods the host blocks here instead of buffering. */
+/**
+ * Messages the host only books (replays answered here, notes) are batched:
+ * each write to the pipe wakes the host, and a write per replayed operation
+ * would make the two processes take turns. They go out in order, before any
+ * message that needs an answer, within a few milliseconds, or once 64 KB
+ * piled up. Writes are synchronous on a pipe, so a script that floods the
+ * host blocks here instead of buffering.
+ */
+const BATCH_BYTES = 64 * 1024;
+const BATCH_MS = 2;
+let batch: string[] = [];
+let batchBytes = 0;
+let batchTimer: NodeJS.Timeout | undefined;
+
+function flush(): void {
+  if (batchTimer !== undefined) clearTimeout(batchTimer);
+  batchTimer = undefined;
+  if (batch.length === 0) return;
+  const text = batch.join('');
+  batch = [];
+  batchBytes = 0;
+  process.stdout.write(text);
+}
+
+/** Queues a message the host only books. */
+function queueLine(line: string): void {
+  batch.push(`${line}\n`);
+  batchBytes += line.length + 1;
+  if (batchBytes > BATCH_BYTES) flush();
+  else batchTimer ??= setTimeout(flush, BATCH_MS);
+}
+
+/** Sends a message now, after everything queued before it. */
 function postLine(line: string): void {
-  process.stdout.write(`${line}\n`);
+  batch.push(`${line}\n`);
+  flush();
 }
 
 function post(message: WorkerMessage): void {
@@ -93,15 +126,15 @@ function onIdle(state: IdleState): void {
 }
 
 function start(message: StartMessage): void {
-  calls = new Calls({ post: postLine, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
+  calls = new Calls({ post: postLine, queue: queueLine, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
   let completion: Promise<unknown>;
   try {
-    const { globals, marker, scopes } = buildScriptGlobals({ calls, post: postLine, sites: message.sites, args: message.args, globals: message.globals });
+    const { globals, marker } = buildScriptGlobals({ calls, post: queueLine, sites: message.sites, args: message.args, globals: message.globals });
     const compartment = new Compartment({ globals: harden(globals), __options__: true });
     harden(compartment.globalThis);
     const wrapper = compartment.evaluate(`(function () { 'use strict'; return (${message.marker}) => ${message.program}; })`) as () => (marker: unknown) => unknown;
     const program = Reflect.apply(wrapper, undefined, []);
-    completion = Promise.resolve(scopes.run(harden([]), () => program(marker)));
+    completion = Promise.resolve(program(marker));
   } catch (error) {
     completion = Promise.reject(error);
   }

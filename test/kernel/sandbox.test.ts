@@ -160,7 +160,8 @@ describe('sandbox process', () => {
 
   it('judges the script by its own CPU time: log() while spinning does not feed the watchdog', async () => {
     const { notes, handlers } = recorder();
-    const spin = await failure(pool, compile(`while (true) { for (let k = 0; k < 1e6; k++) {} log('tick'); }`), handlers);
+    // Large messages, so that the batched notes reach the host while the loop spins.
+    const spin = await failure(pool, compile(`while (true) { for (let k = 0; k < 1e6; k++) {} log('tick'.repeat(2000)); }`), handlers);
     expect(spin.details).toMatchObject({ reason: 'cpu_watchdog' });
     expect(notes.length).toBeGreaterThan(0);
   }, 30_000);
