@@ -74,6 +74,24 @@ describe('ordered replay', () => {
   });
 });
 
+describe('handle turns refused while one runs', () => {
+  it('a refused, caught send gets no journal key, so a resumed run replays the same turns', async () => {
+    const { outcome } = await interruptAndResume(`
+      const h = agent.create({ name: 'h' });
+      const one = h.send('one');
+      const two = await h.send('two').catch((e) => e.code);
+      const first = await one;
+      const three = await h.send('three');
+      await shell(${JSON.stringify(gated())});
+      return [first, two, three, await h.send('four')];
+    `);
+    expect(outcome).toMatchObject({ state: 'completed', value: ['echo:one', 'INVALID_METADATA', 'echo:three', 'echo:four'] });
+    // Turns one and three replayed; only four ran after the resume.
+    expect(h.calls.filter((call) => call.prompt === 'one' || call.prompt === 'three')).toHaveLength(2);
+    expect(h.calls.filter((call) => call.prompt === 'two')).toHaveLength(0);
+  });
+});
+
 describe('the digest check', () => {
   it('a journaled call that differs from the call the script makes now fails the resume with RESUME_INCOMPATIBLE', async () => {
     const { cwd, outcome } = await interruptAndResume(
