@@ -76,7 +76,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wf-adversarial-'));
-  const child = spawn(process.execPath, [HOST, JSON.stringify({ dir, cases: CASES, watchdogMs: 1500 })], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HOST, JSON.stringify({ dir, cases: CASES, watchdogMs: 4000 })], { stdio: ['ignore', 'pipe', 'pipe'] });
   reports = new Map();
   let out = '';
   child.stdout.setEncoding('utf8');
