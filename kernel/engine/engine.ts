@@ -25,6 +25,7 @@ import {
 } from '../store/index.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
+import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
@@ -41,16 +42,6 @@ import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } 
 export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
-
-/** What the sandbox evaluates: the preflight's program and its call sites (id → callee). */
-interface CompiledProgram {
-  readonly program: string;
-  readonly sites: Readonly<Record<string, string>>;
-}
-
-function compiledProgram(compiled: ReturnType<typeof preflight>): CompiledProgram {
-  return { program: compiled.program, sites: Object.fromEntries(Object.values(compiled.sites).map((site) => [site.id, site.callee])) };
-}
 
 export class WorkflowEngine {
   readonly root: string;
@@ -138,7 +129,7 @@ export class WorkflowEngine {
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), compiledProgram(compiled), settings, segment);
+    return this.#start(record, this.#open(record), sandboxProgram(compiled), settings, segment);
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
@@ -152,8 +143,8 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: CompiledProgram, settings: LoadedSettings, segment: Segment): RunHandle {
-    const { journal, replay, nextSeq, release } = opened;
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+    const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
     try {
@@ -173,15 +164,13 @@ export class WorkflowEngine {
           ...(this.#options.onWarning ? { warn: this.#options.onWarning } : {}),
         },
         record,
-        journal,
-        replay,
-        nextSeq,
+        opened,
         () => {
           this.#live.delete(record.runId);
           release();
         },
       );
-      execution.start(program.program, program.sites);
+      execution.start(program);
     } catch (error) {
       journal.close();
       release();
@@ -301,7 +290,7 @@ export class WorkflowEngine {
       opened.release();
       throw error;
     }
-    return this.#start(record, opened, compiledProgram(compiled), settings, segment);
+    return this.#start(record, opened, sandboxProgram(compiled), settings, segment);
   }
 
   async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {
@@ -407,5 +396,3 @@ export class WorkflowEngine {
     await this.#pool.close();
   }
 }
-
-

@@ -14,10 +14,10 @@ import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
-import { sandboxReplayTable } from './replay.js';
+import { sandboxReplayTable, type ReplaySource } from './replay.js';
 import type { JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
-import { sandboxHandlers, type Incoming } from './sandbox-bridge.js';
+import { sandboxHandlers, type Incoming, type SandboxProgram } from './sandbox-bridge.js';
 import { Steps } from './steps.js';
 import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
@@ -63,7 +63,8 @@ export class RunExecution implements FunctionHost {
   #closing = false;
   #resumeWaiters: (() => void)[] = [];
 
-  constructor(env: ExecutionEnv, record: RunRecord, journal: Journal, replay: ReadonlyMap<string, JournalRecord>, nextSeq: number, onEnd: () => void) {
+  constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
+    const { journal, replay, nextSeq } = source;
     this.#env = env;
     this.#steps = new Steps(
       {
@@ -142,7 +143,7 @@ export class RunExecution implements FunctionHost {
     return this.#env.extensionSettings;
   }
 
-  start(program: string, sites: Readonly<Record<string, string>>): void {
+  start({ program, sites }: SandboxProgram): void {
     const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
     const handlers = sandboxHandlers({
       replay: this.#replay,

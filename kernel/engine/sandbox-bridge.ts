@@ -148,6 +148,12 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
   };
 }
 
-export function unexpected(error: unknown): WorkflowError {
-  return isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error));
+/** What the sandbox evaluates: the preflight's program and its call sites (id → callee). */
+export interface SandboxProgram {
+  readonly program: string;
+  readonly sites: Readonly<Record<string, string>>;
+}
+
+export function sandboxProgram(compiled: { readonly program: string; readonly sites: Readonly<Record<string, { readonly id: string; readonly callee: string }>> }): SandboxProgram {
+  return { program: compiled.program, sites: Object.fromEntries(Object.values(compiled.sites).map((site) => [site.id, site.callee])) };
 }

@@ -16,15 +16,10 @@
  */
 import '../../scripts/ts-resolve.mjs';
 
-export interface FuzzHostConfig {
-  readonly root: string;
-  readonly agentDir: string;
-  readonly home: string;
-  /** The workflow cwd (holds ledger.txt). */
-  readonly cwd: string;
-  readonly runId?: string;
-  readonly script: string;
-}
+import type { ChildConfig } from '../crash/child.js';
+
+/** The same as the crash test's host: run storage, the workflow cwd (holds ledger.txt), the script, and the run to resume. */
+export type FuzzHostConfig = ChildConfig;
 
 const { createKernel } = await import('../../kernel/kernel.js');
 const { WorkflowEngine } = await import('../../kernel/engine/engine.js');

@@ -16,14 +16,14 @@
  * reruns one. A failure names the seed, its script and every round.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 import { readJournal } from '../../kernel/store/index.js';
 import { parseJournalRecord } from '../../kernel/engine/journal-record.js';
-import { collectStderr, journalLines, mulberry32, readHostReports, type HostError, type Outcome } from '../crash/shared.js';
+import { collectStderr, journalLines, ledger, mulberry32, readHostReports, type HostError, type Outcome } from '../crash/shared.js';
 import type { FuzzHostConfig } from './fuzz-host.js';
 import { fuzzScript } from './fuzz-script.js';
 
@@ -95,14 +95,6 @@ function runHost(config: FuzzHostConfig, kill?: { readonly afterMs: number } | {
       });
     });
   });
-}
-
-function ledger(cwd: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  const file = join(cwd, 'ledger.txt');
-  if (!existsSync(file)) return counts;
-  for (const line of readFileSync(file, 'utf8').split('\n')) if (line !== '') counts.set(line, (counts.get(line) ?? 0) + 1);
-  return counts;
 }
 
 /** Tags of the shells journaled as completed (each prints its tag first), also inside functions. */
