@@ -107,8 +107,7 @@ export class Calls {
     return encoded.text;
   }
 
-  #journalKey(op: string, keySite: string, scope: Scope, isFunction: boolean): string {
-    const scopeKey = scope.join('/');
+  #journalKey(op: string, keySite: string, scopeKey: string, isFunction: boolean): string {
     let slotSite = keySite;
     if (isFunction) {
       const counter = `${scopeKey}|${op}`;
@@ -147,10 +146,11 @@ export class Calls {
   call(op: string, site: string, scope: Scope, rawArgs: readonly unknown[], options: CallOptions = {}): Promise<unknown> {
     const args = this.encodeArgs(op, rawArgs);
     const keySite = options.keySite ?? site;
-    const slot = `${scope.join('/')}|${options.isFunction ? site : keySite}`;
+    const scopeKey = scope.join('/');
+    const slot = `${scopeKey}|${options.isFunction ? site : keySite}`;
     const frontier = currentFrontier();
     this.#checkRace(slot, site, op, scope, frontier);
-    const key = this.#journalKey(op, keySite, scope, options.isFunction ?? false);
+    const key = this.#journalKey(op, keySite, scopeKey, options.isFunction ?? false);
     const state: SlotState = { site, delivered: undefined };
     this.#slots.set(slot, state);
     let waiter!: Waiter;
