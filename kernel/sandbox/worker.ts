@@ -114,8 +114,10 @@ function onIdle(state: IdleState): void {
   if (settled) return;
   if (state.missing) {
     const { missing } = state;
+    // The key is `<scope>|<site>#<occurrence>`.
+    const site = missing.key.slice(missing.key.lastIndexOf('|') + 1, missing.key.lastIndexOf('#'));
     try {
-      fatal(nondeterministic(missing, { key: missing.key, site: missing.key, op: missing.op }, `the journal's next operation ${missing.call ?? missing.op} was never called`));
+      fatal(nondeterministic(missing, { key: missing.key, site, op: missing.op }, `the journal's next operation ${missing.call ?? missing.op} was never called`));
     } catch {
       // reported
     }
