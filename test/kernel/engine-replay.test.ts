@@ -116,6 +116,26 @@ describe('the digest check', () => {
     expect(lines(cwd)).toEqual(['a']);
   });
 
+  it('a journaled call the script never makes fails the resume before anything new runs', async () => {
+    const { cwd, outcome } = await interruptAndResume(
+      `
+      const a = await shell('echo a >> ledger; echo a');
+      await shell(${JSON.stringify(gated())});
+      return a.stdout;
+    `,
+      (runDir) => {
+        // The journal says the first result went to a call at 9:9, which the script has no longer.
+        const [record] = h.journal(runDir);
+        writeFileSync(join(runDir, 'journal.jsonl'), `${JSON.stringify({ ...record, key: '|9:9#0' })}\n`);
+      },
+    );
+    expect(outcome.state).toBe('failed');
+    expect(outcome.error?.code).toBe('RESUME_INCOMPATIBLE');
+    expect(outcome.error?.message).toMatch(/at 9:9 \(journal key \|9:9#0\) the journal's next operation shell\("echo a >> ledger; echo a"\) was never called/);
+    // The script's own first call was held back, never run.
+    expect(lines(cwd)).toEqual(['a']);
+  });
+
   it('a registered function whose inner calls changed fails the resume instead of replaying them', async () => {
     let command = 'echo v1';
     registerWorkflowExtension({
