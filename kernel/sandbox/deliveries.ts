@@ -111,13 +111,24 @@ export class Deliveries {
     } else {
       this.#unordered.push({ waiter, outcome });
     }
-    this.schedule();
+    this.#deliverNow();
   }
 
   schedule(): void {
     if (this.#scheduled || this.#stopped) return;
     this.#scheduled = true;
     setImmediate(() => this.#run());
+  }
+
+  /**
+   * A reply arrived in a macrotask of its own: when nothing was delivered in
+   * it yet and this reply is next, it is delivered at once (the same as in a
+   * macrotask of its own, without the wait); later ones follow one per
+   * macrotask.
+   */
+  #deliverNow(): void {
+    if (this.#scheduled || this.#stopped) return this.schedule();
+    this.#run();
   }
 
   stop(): void {

@@ -207,23 +207,23 @@ class SandboxProcess {
       this.#paused = true;
       this.child.stdout.pause();
     }
-    this.#drain();
+    // Nothing handled in this macrotask yet: the head goes now (no wait on the answer path), the rest one per macrotask.
+    if (!this.#draining) this.#handleNext();
   }
 
-  #drain(): void {
-    if (this.#draining) return;
+  #handleNext(): void {
+    const message = this.#queue.shift();
+    if (message === undefined) return;
+    if (this.#paused && this.#queue.length < QUEUE_HIGH / 2) {
+      this.#paused = false;
+      this.child.stdout.resume();
+    }
     this.#draining = true;
     setImmediate(() => {
       this.#draining = false;
-      const message = this.#queue.shift();
-      if (message === undefined) return;
-      if (this.#paused && this.#queue.length < QUEUE_HIGH / 2) {
-        this.#paused = false;
-        this.child.stdout.resume();
-      }
-      this.#onMessage(message);
-      if (this.#queue.length > 0) this.#drain();
+      this.#handleNext();
     });
+    this.#onMessage(message);
   }
 }
 
