@@ -3,6 +3,7 @@
 // entries out. Shared code lands in dist/chunks/ and is loaded once per process.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { builtinModules } from 'node:module';
 import nodeResolve from '@rollup/plugin-node-resolve';
 import pkg from './package.json' with { type: 'json' };
@@ -22,21 +23,32 @@ const fixed = {
 
 const input = Object.fromEntries(Object.entries(fixed).filter(([, file]) => existsSync(file)));
 // Every other plugin folder is an entry of its own: dist/plugins/<name>/index.js.
-// The host entry imports plugins, so each plugin entry is a facade that
-// re-exports its module: the code lands in dist/chunks/, and removing a
-// plugin entry never breaks dist/src/index.js.
-const FACADE = '\0plugin-entry:';
+// The host entry imports no plugin, so a plugin's own code lands in its entry
+// and only code shared with other entries goes to dist/chunks/.
 for (const name of existsSync('build/plugins') ? readdirSync('build/plugins') : []) {
   const file = `build/plugins/${name}/index.js`;
-  if (existsSync(file) && !Object.values(input).includes(file)) input[`plugins/${name}/index`] = `${FACADE}${file}`;
+  if (existsSync(file) && !Object.values(input).includes(file)) input[`plugins/${name}/index`] = file;
 }
-const pluginFacades = {
-  name: 'plugin-entry-facades',
-  resolveId: (id) => (id.startsWith(FACADE) ? id : null),
-  load(id) {
-    if (!id.startsWith(FACADE)) return null;
-    const file = JSON.stringify(resolve(id.slice(FACADE.length)));
-    return `export * from ${file};\nexport { default } from ${file};\n`;
+
+// dist/plugins.json: the declaration of every plugin entry (an entry whose
+// default export carries `plugin`, see workflowPluginEntry), so the host can
+// name the entry to enable when a script uses what a left-out plugin provides.
+const { declarationOf, checkDeclaration } = await import('./build/kernel/plugin-set.js');
+const { PLUGIN_MANIFEST_FORMAT } = await import('./build/plugins/host/manifest.js');
+const PLUGIN_ENTRY = /^(plugins\/[^/]+|starter|subagents|trajectory|roles)\/index$/;
+const manifestRows = [];
+for (const [name, file] of Object.entries(input)) {
+  if (!PLUGIN_ENTRY.test(name)) continue;
+  const plugin = (await import(pathToFileURL(resolve(file)).href)).default?.plugin;
+  if (plugin === undefined) continue;
+  const entry = `dist/${name}.js`;
+  manifestRows.push(checkDeclaration({ ...declarationOf(plugin), entry }, entry));
+}
+manifestRows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+const pluginManifest = {
+  name: 'plugin-manifest',
+  generateBundle() {
+    this.emitFile({ type: 'asset', fileName: 'plugins.json', source: `${JSON.stringify({ format: PLUGIN_MANIFEST_FORMAT, plugins: manifestRows }, null, 2)}\n` });
   },
 };
 
@@ -50,7 +62,7 @@ const main = {
   input,
   external,
   // Resolves only our own files; every package dependency stays an import.
-  plugins: [pluginFacades, nodeResolve({ preferBuiltins: true, resolveOnly: (id) => !external(id) })],
+  plugins: [pluginManifest, nodeResolve({ preferBuiltins: true, resolveOnly: (id) => !external(id) })],
   output: {
     dir: 'dist',
     format: 'es',

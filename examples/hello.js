@@ -5,10 +5,11 @@ const facts = await parallel('survey', {
   node: () => shell('node --version'),
   files: () => shell('ls examples | wc -l'),
 });
-log(`node ${facts.node.stdout}, ${facts.files.stdout.trim()} example file(s)`);
+const version = facts.node.stdout.trim();
+log(`node ${version}, ${facts.files.stdout.trim()} example file(s)`);
 
 phase('report');
 const who = args?.who ?? 'workflow';
-const report = prompt('Hello, {{who}}! Node {{version}} ran this workflow.', { who, version: facts.node.stdout });
+const report = prompt('Hello, {{who}}! Node {{version}} ran this workflow.', { who, version });
 const stored = await evidence({ report, facts });
 return { report, evidence: stored.ref, bytes: stored.bytes };

@@ -39,6 +39,12 @@ export interface ModelInventory {
   readonly availableModels: readonly string[];
   /** The launching session's model, `provider/model:thinking`. */
   readonly rootModel?: string;
+  /**
+   * The launching session's tools: the root candidate set that agents' tools
+   * are resolved against and limited to (spec 1 selectors rule 4). Absent
+   * without a launching session; the transport then uses its own defaults.
+   */
+  readonly rootTools?: readonly string[];
 }
 
 export interface ModelInventoryInput {
@@ -120,6 +126,18 @@ export interface JournalObservation {
   readonly access: RunAccess;
 }
 
+/**
+ * Failure diagnostics of a stored run (spec 1 `workflow_retry`): each plugin
+ * may add its part, keyed by its name under `diagnostics.plugins`.
+ */
+export interface DiagnoseInput {
+  readonly run: RunRef;
+  /** A plugin's state from the run's snapshot. */
+  pluginState(plugin: string): JsonValue | undefined;
+  /** The owner calls `diagnose` later; a throw becomes one of the diagnostics' problems and the other parts still answer. */
+  add(name: string, diagnose: () => JsonValue): void;
+}
+
 export function createHooks() {
   return Object.freeze({
     registry: Object.freeze({
@@ -160,6 +178,8 @@ export function createHooks() {
        * record an event first. A throwing tap fails the run with its error.
        */
       settle: new SyncWaterfallHook<[SegmentSettlement, RunAccess]>(['settlement', 'access'], 'journal.settle'),
+      /** Collect plugins' parts of a stored run's failure diagnostics (read-only). A throwing tap fails the diagnostics; a throwing part is a reported problem. */
+      diagnose: new SyncHook<[DiagnoseInput]>(['input'], 'journal.diagnose'),
     }),
     events: Object.freeze({
       /** Observe the ten WORKFLOW_* events after persistence. Best-effort: a throwing tap is reported, never fatal. */

@@ -1,12 +1,25 @@
 /** The kernel's public surface: hook points, the plugin contract, errors, settings, registry. */
 export { createKernel } from './kernel.js';
 export type { Kernel, KernelOptions } from './kernel.js';
-export type { KernelPlugin, PluginHooks, PluginKernel, TapOnly } from './plugin-api.js';
-export { tagPluginError } from './plugin-api.js';
+export type { KernelPlugin, PluginDeclaration, PluginHooks, PluginKernel, PluginProvides, TapOnly } from './plugin-api.js';
+export { TRANSPORT_CAPABILITY, tagPluginError } from './plugin-api.js';
+export { PLUGIN_DECLARATION_SCHEMA, checkDeclaration, describeMissing } from './plugin-set.js';
+export type { PluginProvider, ProvidedKind } from './plugin-set.js';
+export {
+  PLUGIN_REGISTRY_FORMAT_VERSION,
+  contributeWorkflowPlugin,
+  contributedWorkflowPlugins,
+  freezeWorkflowPlugins,
+  resetWorkflowPlugins,
+  workflowPluginEntry,
+  workflowPluginsState,
+} from './plugin-registry.js';
+export type { PluginRegistryState, WorkflowPluginEntry } from './plugin-registry.js';
 export { createHooks } from './hooks.js';
-export type { HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
+export type { DiagnoseInput, HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
 export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
 export * from './errors.js';
+export { MINIMUM_NODE_VERSION, assertSupportedNode, unsupportedNode } from './node-version.js';
 export * from './states.js';
 export * from './events.js';
 export type { JsonValue } from './json.js';
@@ -24,7 +37,7 @@ export type * from './contracts/transport.js';
 export type * from './contracts/primitive.js';
 export type { ApprovedProposal, PluginEvent, ProposalRecord, RunAccess, RunEventEntry } from './contracts/run-access.js';
 export { WorkflowEngine } from './engine/engine.js';
-export type { EngineOptions, RunHandle, RunOutcome, StopResult } from './engine/engine.js';
+export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine/engine.js';
 export type { LaunchRequest } from './engine/launch-request.js';
 export type { StatusSummary } from './engine/status.js';
 export type { IncompleteAgent, ReplayablePath, RunDiagnostics } from './engine/diagnostics.js';

@@ -1,50 +1,42 @@
 /**
- * createKernel: builds the hook table and applies plugins in order. The kernel
- * knows no feature; everything a feature does, it does through hooks.
+ * createKernel: builds the hook table and applies plugins in their declared
+ * order (plugin-set.ts). The kernel knows no feature; everything a feature
+ * does, it does through hooks.
  */
 import { WorkflowError, isWorkflowError, messageOf } from './errors.js';
 import { createHooks, type KernelHooks } from './hooks.js';
-import { pluginHooks, type KernelPlugin } from './plugin-api.js';
+import { pluginHooks, type KernelPlugin, type PluginDeclaration } from './plugin-api.js';
+import { resolvePluginSet, type PluginProvider, type ProvidedKind } from './plugin-set.js';
 
 export interface KernelOptions {
+  /** The plugins to apply; their `requires`, `after` and `before` decide the order, ties keep this order. */
   readonly plugins?: readonly KernelPlugin[];
+  /**
+   * Declarations of plugins that could be loaded but may not be (a host's
+   * manifest): a script, launch or plugin naming what one of them provides is
+   * told which plugin to enable.
+   */
+  readonly known?: readonly PluginDeclaration[];
 }
 
 export interface Kernel {
   /** Owner access: the runtime's own modules call these hooks. */
   readonly hooks: KernelHooks;
+  /** Plugin names in apply order. */
   readonly plugins: readonly string[];
   hasPlugin(name: string): boolean;
-}
-
-function checkPlugin(candidate: unknown, index: number, seen: ReadonlySet<string>): KernelPlugin {
-  const plugin = candidate as Partial<KernelPlugin> | null;
-  if (typeof plugin !== 'object' || plugin === null) {
-    throw new WorkflowError('CONFIG_ERROR', `Plugin at position ${index} is not an object`, { index });
-  }
-  if (typeof plugin.name !== 'string' || plugin.name.trim() === '') {
-    throw new WorkflowError('CONFIG_ERROR', `Plugin at position ${index} has no name`, { index });
-  }
-  if (typeof plugin.apply !== 'function') {
-    throw new WorkflowError('CONFIG_ERROR', `Plugin "${plugin.name}" has no apply(kernel) function`, { plugin: plugin.name });
-  }
-  if (seen.has(plugin.name)) {
-    throw new WorkflowError('CONFIG_ERROR', `Plugin "${plugin.name}" is loaded twice`, { plugin: plugin.name });
-  }
-  return plugin as KernelPlugin;
+  /** Who provides a primitive, launch option or capability: a loaded plugin, or a known one that is not loaded. */
+  provider(kind: ProvidedKind, name: string): PluginProvider | undefined;
+  /** What known plugins that are not loaded would provide. */
+  unavailable(kind: ProvidedKind): ReadonlyMap<string, PluginProvider>;
 }
 
 export function createKernel(options: KernelOptions = {}): Kernel {
   const hooks = createHooks();
-  const candidates: readonly unknown[] = options.plugins ?? [];
-  const seen = new Set<string>();
-  const plugins = candidates.map((candidate, index) => {
-    const plugin = checkPlugin(candidate, index, seen);
-    seen.add(plugin.name);
-    return plugin;
-  });
-  const loaded = Object.freeze(plugins.map((plugin) => plugin.name));
-  for (const plugin of plugins) {
+  const set = resolvePluginSet(options.plugins ?? [], options.known ?? []);
+  const loaded = Object.freeze(set.plugins.map((plugin) => plugin.name));
+  const names = new Set(loaded);
+  for (const plugin of set.plugins) {
     let returned: unknown;
     try {
       returned = plugin.apply(Object.freeze({ hooks: pluginHooks(hooks, plugin.name), plugins: loaded }));
@@ -56,5 +48,11 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       throw new WorkflowError('CONFIG_ERROR', `Plugin "${plugin.name}" apply() must be synchronous; tap async hooks instead`, { plugin: plugin.name });
     }
   }
-  return Object.freeze({ hooks, plugins: loaded, hasPlugin: (name: string) => seen.has(name) });
+  return Object.freeze({
+    hooks,
+    plugins: loaded,
+    hasPlugin: (name: string) => names.has(name),
+    provider: set.provider,
+    unavailable: set.unavailable,
+  });
 }

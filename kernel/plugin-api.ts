@@ -18,8 +18,39 @@ export interface PluginKernel {
   readonly plugins: readonly string[];
 }
 
-export interface KernelPlugin {
+/**
+ * Names a plugin adds that scripts, launches or other plugins can use. The
+ * kernel reads them to say which plugin to enable when a name is missing, so
+ * they must match what `apply` contributes.
+ */
+export interface PluginProvides {
+  /** Script globals the plugin contributes through `registry.primitives` (`withWorktree`). */
+  readonly primitives?: readonly string[];
+  /** Keys of a launch or resume request's `options` the plugin reads (`budget`); no other key is accepted. */
+  readonly launchOptions?: readonly string[];
+  /** Abstract services other plugins may `requires` instead of a plugin name (`transport`). */
+  readonly capabilities?: readonly string[];
+}
+
+/** The capability of a plugin that answers `transport.select`: a host that runs agents `requires` it. */
+export const TRANSPORT_CAPABILITY = 'transport';
+
+/** What a plugin declares about itself: everything of a KernelPlugin but `apply`. JSON, so a manifest can carry it. */
+export interface PluginDeclaration {
   readonly name: string;
+  /** Plugin names or capabilities that must be loaded; a missing one fails the kernel build with CONFIG_ERROR. */
+  readonly requires?: readonly string[];
+  /** Apply after these plugins when they are loaded (order only: an absent one is ignored). */
+  readonly after?: readonly string[];
+  /** Apply before these plugins when they are loaded (order only: an absent one is ignored). */
+  readonly before?: readonly string[];
+  readonly provides?: PluginProvides;
+  /** Where a host loads it from (`dist/plugins/worktrees/index.js`): named when the plugin is missing. */
+  readonly entry?: string;
+}
+
+export interface KernelPlugin extends PluginDeclaration {
+  /** Synchronous: tap hooks here. */
   apply(kernel: PluginKernel): void;
 }
 

@@ -23,6 +23,13 @@ export interface PreparedAgentSession {
   readonly contextFiles?: boolean | readonly string[];
   /** Transient retry and soft-budget text, delivered apart from the task. */
   readonly turnControl?: string;
+  /**
+   * The root candidate tool set (the launching session's tools), when the
+   * engine knows it. Then `SessionInput.tools` starts as the concrete names
+   * `tools` selected from it, and setup hooks narrow those names; without it,
+   * `SessionInput.tools` starts as the prepared selectors.
+   */
+  readonly rootTools?: readonly string[];
 }
 
 /** A tool a transport gives its session; `execute` runs in the host when the model calls it. */
@@ -46,6 +53,11 @@ export interface SessionInput {
   resultTool?: Omit<CustomToolDefinition, 'execute'>;
   systemPromptAppend?: string;
   extensionFactories?: readonly unknown[];
+  /**
+   * Narrowing by setup hooks: `{ tools?: string[], skills?: string[],
+   * extensions?: string[] }`, each list read like a hook's `tools`
+   * (positives an allow-list, negations the final overlay).
+   */
   resourcePolicy?: Readonly<Record<string, JsonValue>>;
   readonly settings: Readonly<Record<string, JsonValue>>;
   readonly options: Readonly<AgentCallOptions>;

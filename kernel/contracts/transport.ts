@@ -23,6 +23,8 @@ export interface WorkflowSession {
   readonly turnControlDelivered?: boolean;
   /** The native session ID, when the transport has one (recorded with system prompts). */
   readonly nativeSessionId?: string;
+  /** The concrete model the session runs, `provider/model:thinking` (frozen when the configuration named none). */
+  model?(): string;
   /** The full effective system prompt, read at every native agent start (system-prompts.json). */
   systemPrompt?(): string;
   state(): 'idle' | 'running' | 'disposed';

@@ -6,9 +6,10 @@
 import { WorkflowError, isWorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Kernel } from '../kernel.js';
-import { loadingRegistry } from '../registry/index.js';
+import { describeMissing } from '../plugin-set.js';
+import { loadingRegistry, validateExtensionSettings } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
-import { preflight, type PreflightResult } from '../preflight/index.js';
+import { functionSource, launchInspectionOptions, preflight, type PreflightResult } from '../preflight/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { initialPreparation } from './ops/agent-options.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
@@ -48,21 +49,35 @@ export class LaunchPrep {
     return this.#options.projectTrusted ?? false;
   }
 
-  settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
-    return loadSettings({
+  /** The segment's settings, with every extension's `validateSettings` run on them (a rejection stops the launch, resume or retry). */
+  async settings(cwd: string, concurrency?: number): Promise<LoadedSettings> {
+    const loaded = await loadSettings({
       cwd,
       ...(concurrency === undefined ? {} : { runOptions: { concurrency } }),
       agentDir: this.agentDir,
       projectTrusted: this.projectTrusted,
       ...(this.#options.home === undefined ? {} : { home: this.#options.home }),
     });
+    validateExtensionSettings(loaded);
+    return loaded;
   }
 
   compile(source: string): PreflightResult {
     const functions = [...loadingRegistry().functions().keys()];
     const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.primitives.has(name));
     if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
-    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions });
+    const unavailable = new Map([...this.#options.kernel.unavailable('primitives')].map(([name, provider]) => [name, describeMissing(provider)]));
+    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable });
+  }
+
+  /** Every key of a request's plugin options must be read by a loaded plugin (`provides.launchOptions`). */
+  checkOptions(options: Readonly<Record<string, JsonValue>>): void {
+    for (const name of Object.keys(options)) {
+      const provider = this.#options.kernel.provider('launchOptions', name);
+      if (provider?.loaded === true) continue;
+      const why = provider === undefined ? 'no loaded plugin reads it' : `it is provided by ${describeMissing(provider)}`;
+      throw new WorkflowError('INVALID_METADATA', `Launch option "${name}" cannot be used: ${why}`, { option: name, ...(provider === undefined ? {} : { plugin: provider.plugin }) });
+    }
   }
 
   /**
@@ -87,6 +102,7 @@ export class LaunchPrep {
     snapshot?: RunSnapshot,
     extra: Pick<SegmentRequest, 'request' | 'proposal' | 'parent'> = {},
   ): Promise<Segment> {
+    if (extra.request !== undefined) this.checkOptions(extra.request);
     return beginSegment({
       ...extra,
       kernel: this.#options.kernel,
@@ -107,7 +123,10 @@ export class LaunchPrep {
   async checkLaunch(launch: { readonly cwd: string; readonly name: string; readonly source: string }, settings: LoadedSettings, segment: Segment): Promise<void> {
     const compiled = this.compile(launch.source);
     const signal = new AbortController().signal;
-    const staticAgentOptions = compiled.staticAgentOptions.map((entry) => entry.options);
+    // Spec 2 rule 5: also the agent calls in the source of each registered function the script calls by name.
+    const registry = loadingRegistry();
+    const sources = compiled.functionCalls.flatMap((name) => functionSource(registry.getFunction(name)?.definition.run) ?? []);
+    const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources);
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
   }
@@ -122,7 +141,7 @@ export class LaunchPrep {
         agentDir: this.agentDir,
         projectTrusted: this.projectTrusted,
         defaults: segment.defaults,
-        capabilities: { tools: [], skills: [], extensions: [] },
+        capabilities: { tools: segment.inventory.rootTools ?? [], skills: [], extensions: [] },
         knownModels: segment.inventory.knownModels,
         availableModels: segment.inventory.availableModels,
         signal,

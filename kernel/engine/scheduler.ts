@@ -2,6 +2,12 @@
  * Admission of agents: a per-run limit (concurrency 1 to 16) and a
  * session-wide ceiling of 16 active agents, both first come, first served, so
  * agents start in the order the script called them.
+ *
+ * An admitted agent holds one slot of each until its attempt ends, except
+ * while it is `waiting_for_child`: then it hands both back, so the child it
+ * waits for (queued behind it) can run, and takes them again in turn when the
+ * child is done. Only agents that can make progress hold slots, so nesting at
+ * any depth, with any limit, never deadlocks.
  */
 export class Slots {
   #free: number;
@@ -13,6 +19,11 @@ export class Slots {
 
   acquire(signal: AbortSignal): Promise<() => void> {
     return new Promise((resolve, reject) => {
+      // An aborted signal never fires again: a queued waiter would wait forever.
+      if (signal.aborted) {
+        reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+        return;
+      }
       const grant = () => {
         let released = false;
         resolve(() => {
@@ -56,6 +67,59 @@ export async function admit(run: Slots, session: Slots, signal: AbortSignal): Pr
     releaseRun();
     throw error;
   }
+}
+
+/** An admitted agent attempt's hold on its slots. */
+export interface AgentLease {
+  /** The agent waits for a child: its slots go to whoever is queued. */
+  suspend(): void;
+  /** The agent works again: takes its slots back in turn (rejects when `signal` aborts first). */
+  resume(signal: AbortSignal): Promise<void>;
+  /** The attempt ended: frees what it holds; idempotent. */
+  release(): void;
+}
+
+/** Admits an agent attempt and returns its lease. */
+export async function lease(run: Slots, session: Slots, signal: AbortSignal): Promise<AgentLease> {
+  let held: (() => void) | undefined = await admit(run, session, signal);
+  let state: 'held' | 'suspended' | 'acquiring' | 'ended' = 'held';
+  // Each acquisition has its own number: one that finishes after a newer suspend or acquisition hands its slots straight back.
+  let generation = 0;
+  let pending: Promise<void> | undefined;
+  const drop = () => {
+    const release = held;
+    held = undefined;
+    release?.();
+  };
+  return {
+    suspend() {
+      if (state === 'held') drop();
+      if (state === 'held' || state === 'acquiring') state = 'suspended';
+    },
+    resume(resumeSignal) {
+      if (state === 'acquiring' && pending) return pending;
+      if (state !== 'suspended') return Promise.resolve();
+      state = 'acquiring';
+      const mine = ++generation;
+      pending = admit(run, session, resumeSignal).then(
+        (release) => {
+          if (state === 'acquiring' && generation === mine) {
+            state = 'held';
+            held = release;
+          } else release();
+        },
+        (error: unknown) => {
+          if (state === 'acquiring' && generation === mine) state = 'suspended';
+          throw error;
+        },
+      );
+      return pending;
+    },
+    release() {
+      state = 'ended';
+      drop();
+    },
+  };
 }
 
 export const SESSION_AGENT_CEILING = 16;

@@ -21,12 +21,15 @@ import { collectSites, siteEdits } from './sites.js';
 
 export { SITE_MARKER } from './names.js';
 export type { StaticAgentOptions } from './inspect.js';
+export { functionAgentOptions, functionSource, launchInspectionOptions } from './inspect.js';
 
 export interface PreflightOptions {
   /** Names the script may use as globals besides JS builtins: primitives (agent, shell, prompt, parallel, pipeline, phase, log, evidence, checkpoint, withWorktree, tools, args, ...) — passed in by the caller because plugins contribute some. */
   readonly primitives: readonly string[];
   /** Registered function names (also globals, called like `await reviewLoop({...})`). */
   readonly functions: readonly string[];
+  /** Globals that plugins which are not loaded would provide, with the plugin to enable (named in the error). */
+  readonly unavailable?: ReadonlyMap<string, string>;
 }
 
 export interface CallSite {
@@ -56,7 +59,7 @@ export function preflight(source: string, options: PreflightOptions): PreflightR
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
   checkSyntax(body, lines);
-  const globals = globalsOf(options.primitives, options.functions);
+  const globals = globalsOf(options.primitives, options.functions, options.unavailable);
   const analysis = analyzeScopes(body);
   const parents = parentMap(body);
   checkNames(analysis, globals, parents, lines);

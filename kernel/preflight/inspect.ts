@@ -3,8 +3,11 @@
  * names, registered functions called, and the agent option objects that are
  * static literals. Reachability does not matter: every call in the text counts.
  */
-import { memberName } from './ast.js';
-import type { estree, Node, Parents } from './ast.js';
+import { parseAst } from 'rollup/parseAst';
+import { isFunction, memberName, parentMap, span } from './ast.js';
+import type { estree, FunctionNode, Node, Parents } from './ast.js';
+import { LineIndex } from './position.js';
+import { analyzeScopes } from './scope.js';
 import type { JsonValue } from '../json.js';
 import type { ScopeAnalysis } from './scope.js';
 import type { Site } from './sites.js';
@@ -24,24 +27,158 @@ export interface LaunchFacts {
 const DYNAMIC = Symbol('dynamic');
 type Static<T> = T | typeof DYNAMIC;
 
+/** An `agent(...)` or `agent.create(...)` call and the ID its options are grouped under. */
+interface AgentCall {
+  readonly kind: 'agent' | 'create';
+  readonly call: estree.SimpleCallExpression;
+  readonly id: string;
+}
+
+/** The static option objects of `calls`, identical ones once (per kind), in first-call order. */
+function groupOptions(calls: readonly AgentCall[], parents: Parents, analysis: ScopeAnalysis): StaticAgentOptions[] {
+  const groups = new Map<string, { kind: 'agent' | 'create'; options: Record<string, JsonValue>; sites: string[] }>();
+  for (const { kind, call, id } of calls) {
+    const options = kind === 'agent' ? agentOptions(call) : createOptions(call, parents, analysis);
+    if (options === DYNAMIC) continue;
+    const key = `${kind}:${canonical(options)}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { kind, options, sites: [id] });
+    else group.sites.push(id);
+  }
+  return [...groups.values()];
+}
+
 export function launchFacts(sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis): LaunchFacts {
   const names = (kind: Site['kind'], name: (site: Site) => string): string[] =>
     [...new Set(sites.filter((site) => site.kind === kind).map(name))].sort();
-  const groups = new Map<string, { kind: 'agent' | 'create'; options: Record<string, JsonValue>; sites: string[] }>();
-  for (const site of sites) {
-    if (site.kind !== 'agent' && site.kind !== 'create') continue;
-    const options = site.kind === 'agent' ? agentOptions(site.call) : createOptions(site.call, parents, analysis);
-    if (options === DYNAMIC) continue;
-    const key = `${site.kind}:${canonical(options)}`;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, { kind: site.kind, options, sites: [site.id] });
-    else group.sites.push(site.id);
-  }
+  const calls = sites.flatMap((site): AgentCall[] => (site.kind === 'agent' || site.kind === 'create' ? [{ kind: site.kind, call: site.call, id: site.id }] : []));
   return {
     toolNames: names('tool', (site) => site.callee.slice('tools.'.length)),
     functionCalls: names('function', (site) => site.callee),
-    staticAgentOptions: [...groups.values()],
+    staticAgentOptions: groupOptions(calls, parents, analysis),
   };
+}
+
+/**
+ * The static agent options in the source of a registered function's `run`
+ * (spec 2 rule 5: "Agent calls in the source of a registered function called
+ * by name are inspected when the source can be parsed; functions they invoke
+ * are not"): `context.agent(...)` and `context.agent.create(...)` through its
+ * second parameter, also destructured (`{ agent }`, `const { agent } =
+ * context`, `const ask = context.agent`). The same static-literal rules as in
+ * scripts. Undefined when the source cannot be parsed (native or bound
+ * functions); sites are `line:column` in that source.
+ */
+export function functionAgentOptions(source: string): StaticAgentOptions[] | undefined {
+  const fn = parseFunction(source);
+  if (fn === undefined) return undefined;
+  // A block holding the function, so its parameters are bindings the analysis resolves.
+  const block = { type: 'BlockStatement', body: [{ type: 'ExpressionStatement', expression: fn.node }] } as unknown as estree.BlockStatement;
+  const analysis = analyzeScopes(block);
+  const parents = parentMap(block);
+  const lines = new LineIndex(source);
+  const calls: AgentCall[] = [];
+  const found = (kind: 'agent' | 'create', call: estree.SimpleCallExpression) => {
+    const { line, column } = lines.position(Math.max(0, span(call).start - fn.offset));
+    calls.push({ kind, call, id: `${line}:${column}` });
+  };
+  /** Uses of a name bound to `context.agent`: called, or `.create(...)` called. */
+  const agentUses = (identifier: estree.Identifier) => {
+    for (const reference of analysis.declaredBy(identifier)?.references ?? []) {
+      const call = calledWith(reference, parents);
+      if (call) found('agent', call);
+      const create = memberCall(reference, 'create', parents);
+      if (create) found('create', create);
+    }
+  };
+  const context = fn.node.params[1]?.type === 'AssignmentPattern' ? fn.node.params[1].left : fn.node.params[1];
+  if (context?.type === 'ObjectPattern') for (const bound of agentBindings(context)) agentUses(bound);
+  if (context?.type !== 'Identifier') return groupOptions(calls, parents, analysis);
+  for (const reference of analysis.declaredBy(context)?.references ?? []) {
+    const member = parents.get(reference);
+    const direct = memberCall(reference, 'agent', parents);
+    if (direct) found('agent', direct);
+    if (member?.type === 'MemberExpression' && member.object === reference && memberName(member) === 'agent') {
+      const create = memberCall(member, 'create', parents);
+      if (create) found('create', create);
+      const declarator = parents.get(member);
+      if (declarator?.type === 'VariableDeclarator' && declarator.init === member && declarator.id.type === 'Identifier') agentUses(declarator.id);
+    }
+    const declarator = parents.get(reference);
+    if (declarator?.type === 'VariableDeclarator' && declarator.init === reference && declarator.id.type === 'ObjectPattern') {
+      for (const bound of agentBindings(declarator.id)) agentUses(bound);
+    }
+  }
+  return groupOptions(calls, parents, analysis);
+}
+
+/** A function's source text, or undefined when it has none to read. */
+export function functionSource(fn: unknown): string | undefined {
+  try {
+    return typeof fn === 'function' ? Function.prototype.toString.call(fn) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The option objects launch inspection prepares: the script's own static
+ * ones, then those in the sources of the registered functions it calls by
+ * name; an option object used in several places is prepared once.
+ */
+export function launchInspectionOptions(script: readonly StaticAgentOptions[], functionSources: readonly string[]): Readonly<Record<string, JsonValue>>[] {
+  const seen = new Set<string>();
+  const options: Readonly<Record<string, JsonValue>>[] = [];
+  for (const group of [...script, ...functionSources.flatMap((source) => functionAgentOptions(source) ?? [])]) {
+    const key = `${group.kind}:${canonical(group.options)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    options.push(group.options);
+  }
+  return options;
+}
+
+/** The function in `source`, read as an expression or as an object method (`run(input, context) { ... }`). */
+function parseFunction(source: string): { node: FunctionNode; offset: number } | undefined {
+  for (const [prefix, suffix] of [['(', ')'], ['({', '})']] as const) {
+    let program: estree.Program;
+    try {
+      program = parseAst(prefix + source + suffix) as unknown as estree.Program;
+    } catch {
+      continue;
+    }
+    const [statement] = program.body;
+    if (program.body.length !== 1 || statement?.type !== 'ExpressionStatement') continue;
+    const expression = statement.expression;
+    if (isFunction(expression)) return { node: expression, offset: prefix.length };
+    const [property] = expression.type === 'ObjectExpression' ? expression.properties : [];
+    if (expression.type === 'ObjectExpression' && expression.properties.length === 1 && property?.type === 'Property' && isFunction(property.value as Node)) {
+      return { node: property.value as FunctionNode, offset: prefix.length };
+    }
+  }
+  return undefined;
+}
+
+/** The identifiers a pattern binds to its `agent` property (`{ agent }`, `{ agent: ask }`). */
+function agentBindings(pattern: estree.ObjectPattern): estree.Identifier[] {
+  return pattern.properties.flatMap((property) => {
+    if (property.type !== 'Property' || property.computed || keyName(property.key) !== 'agent') return [];
+    const value = property.value.type === 'AssignmentPattern' ? property.value.left : property.value;
+    return value.type === 'Identifier' ? [value] : [];
+  });
+}
+
+/** `node(...)`: the call that calls `node` itself. */
+function calledWith(node: Node, parents: Parents): estree.SimpleCallExpression | undefined {
+  const call = parents.get(node);
+  return call?.type === 'CallExpression' && call.callee === node ? call : undefined;
+}
+
+/** `node.name(...)`: the call of that member. */
+function memberCall(node: Node, name: string, parents: Parents): estree.SimpleCallExpression | undefined {
+  const member = parents.get(node);
+  if (member?.type !== 'MemberExpression' || member.object !== node || memberName(member) !== name) return undefined;
+  return calledWith(member, parents);
 }
 
 function agentOptions(call: estree.SimpleCallExpression): Static<Record<string, JsonValue>> {

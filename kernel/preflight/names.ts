@@ -42,14 +42,17 @@ export interface Globals {
   /** Primitives and functions that may only be called directly. */
   readonly direct: ReadonlySet<string>;
   readonly allowed: ReadonlySet<string>;
+  /** Names a plugin that is not loaded would provide, with why they are missing. */
+  readonly unavailable: ReadonlyMap<string, string>;
 }
 
-export function globalsOf(primitives: readonly string[], functions: readonly string[]): Globals {
+export function globalsOf(primitives: readonly string[], functions: readonly string[], unavailable: ReadonlyMap<string, string> = new Map()): Globals {
   const direct = new Set([...primitives.filter((name) => DIRECT_CALL_PRIMITIVES.has(name)), ...functions]);
   return {
     primitives: new Set(primitives),
     functions: new Set(functions),
     direct,
     allowed: new Set([...BUILTIN_GLOBALS, ...primitives, ...functions]),
+    unavailable,
   };
 }

@@ -57,6 +57,8 @@ function globalProblem(identifier: estree.Identifier, globals: Globals, parents:
   const { name } = identifier;
   if (name.startsWith(RESERVED_PREFIX)) return `"${name}" is reserved for the workflow runtime (names starting with ${RESERVED_PREFIX})`;
   if (!globals.allowed.has(name)) {
+    const missing = globals.unavailable.get(name);
+    if (missing !== undefined) return `"${name}" is provided by ${missing}`;
     return `"${name}" is not defined in workflow scripts: a script can use its own declarations, the workflow primitives, registered functions and standard JavaScript builtins`;
   }
   if (name === 'tools') return isToolCall(identifier, parents) ? undefined : toolsMisuse(identifier, parents);

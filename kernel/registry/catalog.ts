@@ -25,7 +25,7 @@ export function workflowCatalog(
   registry: WorkflowRegistryApi = loadingRegistry(),
 ): WorkflowCatalog {
   return deepFreeze({
-    functions: sortedFunctions(registry).map(functionEntry),
+    functions: sortedFunctions(registry).map((fn) => functionEntry(fn, true)),
     modelAliases: [...aliasEntriesByName(registry, sources).values()].flat(),
   });
 }
@@ -51,7 +51,11 @@ export function workflowCatalogIndex(
   });
 }
 
-/** One full definition, or a NOT_FOUND result object (never a throw). */
+/**
+ * One full definition, or a NOT_FOUND result object (never a throw). This is
+ * what the agent-facing `workflow_catalog` returns, so it names the extension
+ * by headline and version only: agents never receive its source (spec 2).
+ */
 export function workflowCatalogDetail(
   name: string,
   sources: CatalogSources = {},
@@ -69,7 +73,7 @@ export function workflowCatalogDetail(
   }
   return deepFreeze({
     name,
-    ...(fn === undefined ? {} : { function: functionEntry(fn) }),
+    ...(fn === undefined ? {} : { function: functionEntry(fn, false) }),
     ...(aliases === undefined ? {} : { modelAliases: aliases }),
   });
 }
@@ -104,14 +108,15 @@ function sortedFunctions(registry: WorkflowRegistryApi): RegisteredFunction[] {
   return [...registry.functions().values()].sort((a, b) => compareText(a.name, b.name));
 }
 
-function functionEntry(fn: RegisteredFunction): CatalogFunctionEntry {
+/** `withSource` only for the trusted full catalog. */
+function functionEntry(fn: RegisteredFunction, withSource: boolean): CatalogFunctionEntry {
   const { headline, version, source } = fn.extension;
   return {
     name: fn.name,
     description: fn.definition.description,
     input: fn.definition.input,
     output: fn.definition.output,
-    extension: { headline, version, ...(source === undefined ? {} : { source }) },
+    extension: { headline, version, ...(source === undefined || !withSource ? {} : { source }) },
   };
 }
 

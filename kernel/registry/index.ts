@@ -23,6 +23,7 @@ export {
   validateWorkflowExtension,
 } from './validate.js';
 export { MODEL_ALIAS_NAME_PATTERN, SEMVER_PATTERN } from './metadata-schema.js';
+export { validateExtensionSettings, validatePreparedSettings } from './settings-validation.js';
 export type {
   CatalogAliasEntry,
   CatalogExtensionRef,

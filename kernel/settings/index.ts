@@ -30,7 +30,11 @@ export {
   normalizeSettingsSelectors,
 } from './selectors.js';
 export { loadSettings } from './load.js';
+export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
+export { SETTINGS_DIAGNOSTIC_CODES, settingsDiagnostics } from './diagnostics.js';
+export type { SettingsDiagnostic, SettingsDiagnosticCode } from './diagnostics.js';
 export type {
+  ExtensionSettingsSource,
   LoadSettingsInput,
   LoadedSettings,
   RunOptions,
@@ -46,7 +50,10 @@ export {
   UNIVERSAL_PATTERN,
   compileSelector,
   evaluateSelectors,
+  isExactSelector,
+  narrowSelection,
   parseSelector,
   selectorMatches,
+  wideningEntry,
 } from './selector-eval.js';
 export type { ParsedSelector, SelectorKind } from './selector-eval.js';

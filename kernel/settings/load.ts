@@ -52,6 +52,13 @@ export interface SelectorSources {
   readonly project?: SelectorLayer;
 }
 
+/** The `extensionSettings` map of one settings file that sets it. */
+export interface ExtensionSettingsSource {
+  readonly kind: SettingsFileKind;
+  readonly path: string;
+  readonly value: Readonly<Record<string, JsonValue>>;
+}
+
 export interface LoadedSettings {
   readonly settings: WorkflowSettings;
   readonly globalPath: string;
@@ -62,6 +69,10 @@ export interface LoadedSettings {
   /** The file whose `modelAliases` map is in effect; undefined when none set one. */
   readonly modelAliasesPath: string | undefined;
   readonly selectorSources: SelectorSources;
+  /** Each active file's own `extensionSettings` (global, then trusted project), for the extensions' validators. */
+  readonly extensionSettingsSources: readonly ExtensionSettingsSource[];
+  /** The file whose `extensionSettings` map is in effect; undefined when none set one. */
+  readonly extensionSettingsPath: string | undefined;
 }
 
 interface FileLayer {
@@ -95,6 +106,10 @@ export async function loadSettings(input: LoadSettingsInput): Promise<LoadedSett
     provenance,
     modelAliasesPath,
     selectorSources,
+    extensionSettingsSources: layers.flatMap(({ kind, path: filePath, data }) =>
+      data.extensionSettings === undefined ? [] : [{ kind, path: filePath, value: data.extensionSettings }],
+    ),
+    extensionSettingsPath: [...layers].reverse().find((layer) => layer.data.extensionSettings !== undefined)?.path,
   });
 }
 

@@ -91,3 +91,41 @@ export function evaluateSelectors(
   return enabled;
 }
 
+
+/** Whether a selector body names one exact candidate (not a glob). */
+export function isExactSelector(body: string): boolean {
+  return body !== '' && body !== UNIVERSAL_PATTERN && !micromatch.scan(body).isGlob;
+}
+
+/**
+ * A setup hook's list applied to what preparation and core resolution
+ * selected (spec 2 AgentSetupHook "ordering"): narrowing only. A leading `!*`
+ * only says "start from nothing"; the positive entries then form an
+ * allow-list over `base` (without any, all of `base` stays); the negations,
+ * in their original order and wherever they stood, are the final overlay.
+ * The result keeps `base`'s order and never holds anything outside it.
+ */
+export function narrowSelection(base: readonly string[], list: readonly string[], kind: SelectorKind): string[] {
+  const entries = list[0] === `!${UNIVERSAL_PATTERN}` ? list.slice(1) : list;
+  const parsed = entries.map(parseSelector);
+  const allow = parsed.filter((entry) => !entry.negated).map((entry) => compileSelector(entry.body, kind));
+  const deny = parsed.filter((entry) => entry.negated).map((entry) => compileSelector(entry.body, kind));
+  return [...new Set(base)].filter((candidate) => (allow.length === 0 || allow.some((matches) => matches(candidate))) && !deny.some((matches) => matches(candidate)));
+}
+
+/**
+ * The first exact name a setup hook's list enables that `reference` does not:
+ * in `names` mode `reference` is the concrete list the hook started from; in
+ * `selectors` mode it is the prepared selector list, evaluated as selectors.
+ * Patterns cannot widen (they only filter what was selected).
+ */
+export function wideningEntry(reference: readonly string[], list: readonly string[], kind: SelectorKind, mode: 'names' | 'selectors', exempt: ReadonlySet<string> = new Set()): string | undefined {
+  const known = new Set(reference);
+  for (const entry of list) {
+    const { negated, body } = parseSelector(entry);
+    if (negated || !isExactSelector(body) || exempt.has(body)) continue;
+    const allowed = mode === 'names' ? known.has(body) : evaluateSelectors([body], reference, kind).length > 0;
+    if (!allowed) return body;
+  }
+  return undefined;
+}

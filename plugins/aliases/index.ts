@@ -13,7 +13,7 @@
  *   model becomes concrete. Launch inspection takes the same path, so a bad
  *   alias in a static literal fails the launch before any effect.
  */
-import { WorkflowError, loadingRegistry, type JsonValue, type KernelPlugin } from '../../kernel/index.js';
+import { WorkflowError, loadingRegistry, workflowPluginEntry, type JsonValue, type KernelPlugin } from '../../kernel/index.js';
 import { checkCallModel, resolveCallModel, type SegmentAliases } from './call-model.js';
 import { compareMappings, driftWarning, readAliasesState, removedAliases, type AliasesState } from './drift.js';
 import { resolveAliasMapping, type DynamicAliasInput } from './mapping.js';
@@ -80,7 +80,8 @@ export function createAliasesPlugin(options: AliasesPluginOptions = {}): KernelP
 }
 
 export const aliasesPlugin: KernelPlugin = createAliasesPlugin();
-export default aliasesPlugin;
+/** The plugin entry (dist/plugins/aliases/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(aliasesPlugin);
 
 export { checkCallModel, resolveCallModel } from './call-model.js';
 export type { SegmentAliases } from './call-model.js';

@@ -6,7 +6,7 @@
  * `budget_exhausted` state; soft limits ask agents to wrap up. See
  * docs/budgets.md.
  */
-import type { KernelPlugin } from '../../kernel/index.js';
+import { workflowPluginEntry, type KernelPlugin } from '../../kernel/index.js';
 import { PLUGIN_NAME } from './ledger.js';
 import { beginSegment } from './segment.js';
 import { settleSegment } from './settle.js';
@@ -14,6 +14,9 @@ import { setupAgent } from './setup.js';
 
 export const budgetsPlugin: KernelPlugin = {
   name: PLUGIN_NAME,
+  provides: { launchOptions: ['budget'] },
+  // Its setup wraps the transport once extension setup hooks have shaped the agent, so it observes the session that runs.
+  after: ['extension-hooks'],
   apply(kernel) {
     kernel.hooks.preparation.segment.tap(PLUGIN_NAME, beginSegment);
     kernel.hooks.setup.setup.tap(PLUGIN_NAME, setupAgent);
@@ -21,7 +24,8 @@ export const budgetsPlugin: KernelPlugin = {
   },
 };
 
-export default budgetsPlugin;
+/** The plugin entry (dist/plugins/budgets/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(budgetsPlugin);
 
 export { PLUGIN_NAME };
 export { DIMENSIONS, parseBudget, parsePatch, type Budget, type BudgetPatch, type Dimension, type Limits, type LimitsPatch } from './budget.js';

@@ -4,7 +4,7 @@
  * journaled, so resume and retry replay it.
  */
 import { Ajv } from 'ajv';
-import { WorkflowError, type KernelPlugin, type PrimitiveDefinition } from '../../kernel/index.js';
+import { WorkflowError, workflowPluginEntry, type KernelPlugin, type PrimitiveDefinition } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'checkpoints';
 
@@ -41,9 +41,11 @@ export const checkpointPrimitive: PrimitiveDefinition = {
 
 export const checkpointsPlugin: KernelPlugin = {
   name: PLUGIN_NAME,
+  provides: { primitives: [checkpointPrimitive.name] },
   apply(kernel) {
     kernel.hooks.registry.primitives.tap(PLUGIN_NAME, (primitives) => [...primitives, checkpointPrimitive]);
   },
 };
 
-export default checkpointsPlugin;
+/** The plugin entry (dist/plugins/checkpoints/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(checkpointsPlugin);

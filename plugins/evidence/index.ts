@@ -3,7 +3,7 @@
  * in the run's content-addressed `evidence/<sha256>.txt` and returns its
  * record. Resumed and retried runs get the record first stored.
  */
-import { WorkflowError, type KernelPlugin, type PrimitiveDefinition } from '../../kernel/index.js';
+import { WorkflowError, workflowPluginEntry, type KernelPlugin, type PrimitiveDefinition } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'evidence';
 
@@ -29,9 +29,11 @@ export const evidencePrimitive: PrimitiveDefinition = {
 
 export const evidencePlugin: KernelPlugin = {
   name: PLUGIN_NAME,
+  provides: { primitives: [evidencePrimitive.name] },
   apply(kernel) {
     kernel.hooks.registry.primitives.tap(PLUGIN_NAME, (primitives) => [...primitives, evidencePrimitive]);
   },
 };
 
-export default evidencePlugin;
+/** The plugin entry (dist/plugins/evidence/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(evidencePlugin);

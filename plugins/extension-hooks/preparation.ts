@@ -3,7 +3,26 @@
  * schema validates the original options first, then hooks run by priority and
  * name over the shared preparation object.
  */
-import { WorkflowError, isWorkflowError, loadingRegistry, messageOf, type AgentPreparation, type AgentPreparationContext, type KernelPreparationContext } from '../../kernel/index.js';
+import {
+  WorkflowError,
+  isWorkflowError,
+  loadingRegistry,
+  messageOf,
+  validatePreparedSettings,
+  type AgentPreparation,
+  type AgentPreparationContext,
+  type KernelPreparationContext,
+  type LoadedSettings,
+  type SegmentInput,
+} from '../../kernel/index.js';
+
+/** Per segment token: the settings the segment loaded (their effective extensionSettings and its file). */
+const segmentSettings = new WeakMap<object, LoadedSettings>();
+
+/** `preparation.segment` tap: remembers the segment's settings for the validation after the hooks. */
+export function rememberSegmentSettings(input: SegmentInput): void {
+  segmentSettings.set(input.segment, input.settings);
+}
 
 /** Hooks see the extension-facing context only, never core's extra fields. */
 function extensionContext(context: KernelPreparationContext): AgentPreparationContext {
@@ -31,6 +50,11 @@ export async function runPreparationHooks(preparation: AgentPreparation, context
       if (isWorkflowError(error)) throw error;
       throw new WorkflowError('INTERNAL_ERROR', messageOf(error), { hook: hook.name, extension: hook.extension.headline });
     }
+  }
+  // Hooks may change the settings: the extensions' validators see what the agent will get.
+  const loaded = segmentSettings.get(context.segment);
+  if (loaded !== undefined) {
+    validatePreparedSettings(preparation.settings, loaded.settings.extensionSettings, loaded.extensionSettingsPath ?? loaded.globalPath);
   }
   return preparation;
 }

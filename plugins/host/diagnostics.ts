@@ -1,42 +1,40 @@
 /**
  * Failure diagnostics (spec 1 `workflow_retry`): the kernel's part (source
  * run, lineage, replayable and incomplete paths, artifact locations) plus
- * what feature plugins add under `plugins`, such as the validated named
- * worktrees. Plugins never import each other, so the host entry
- * (src/index.ts) hands their providers to the host.
+ * what loaded plugins add under `plugins` through `journal.diagnose`, such as
+ * the validated named worktrees.
  */
-import { WorkflowError, isWorkflowError, messageOf, type JsonValue, type RunDiagnostics, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
-
-export interface DiagnosticsProvider {
-  /** Its key under `diagnostics.plugins` (the plugin's name). */
-  readonly name: string;
-  /** Reads the run's status (its plugin state); changes nothing. */
-  diagnose(run: StatusSummary): JsonValue;
-}
+import { WorkflowError, isWorkflowError, messageOf, type JsonValue, type Kernel, type RunDiagnostics, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
 
 export type FailureDiagnostics = RunDiagnostics & { readonly plugins: Readonly<Record<string, JsonValue>> };
 
-/** A provider that throws is reported in `problems`; the rest still answer. */
-export function failureDiagnostics(engine: WorkflowEngine, run: StatusSummary, providers: readonly DiagnosticsProvider[]): FailureDiagnostics {
+/** A plugin part that throws is reported in `problems`; the rest still answer. */
+export function failureDiagnostics(engine: WorkflowEngine, kernel: Kernel, run: StatusSummary): FailureDiagnostics {
   const base = engine.diagnose(run.cwd, run.runId);
   const problems = [...(base.problems ?? [])];
+  const parts: { name: string; diagnose: () => JsonValue }[] = [];
+  kernel.hooks.journal.diagnose.call({
+    run: { runId: run.runId, sessionId: run.sessionId, cwd: run.cwd },
+    pluginState: (plugin) => run.plugins[plugin],
+    add: (name, diagnose) => void parts.push({ name, diagnose }),
+  });
   const plugins: Record<string, JsonValue> = {};
-  for (const provider of providers) {
+  for (const part of parts) {
     try {
-      plugins[provider.name] = provider.diagnose(run);
+      plugins[part.name] = part.diagnose();
     } catch (error) {
-      problems.push(`${provider.name}: ${messageOf(error)}`);
+      problems.push(`${part.name}: ${messageOf(error)}`);
     }
   }
   return { ...base, plugins, ...(problems.length > 0 ? { problems } : {}) };
 }
 
 /** A refused retry's error with the source run's diagnostics in its details (unchanged when the run cannot be read). */
-export function withDiagnostics(error: unknown, engine: WorkflowEngine, cwd: string, runId: string, providers: readonly DiagnosticsProvider[]): unknown {
+export function withDiagnostics(error: unknown, engine: WorkflowEngine, kernel: Kernel, cwd: string, runId: string): unknown {
   if (!isWorkflowError(error) || error.code === 'RUN_NOT_FOUND') return error;
   let diagnostics: FailureDiagnostics;
   try {
-    diagnostics = failureDiagnostics(engine, engine.status(cwd, runId), providers);
+    diagnostics = failureDiagnostics(engine, kernel, engine.status(cwd, runId));
   } catch {
     return error;
   }

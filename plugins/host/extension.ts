@@ -1,64 +1,66 @@
 /**
  * The Pi extension factory of the workflow host (docs/host.md). The factory
- * only builds the kernel and registers tools and `/workflow`; everything that
- * holds resources starts at `session_start` and stops at `session_shutdown`:
+ * only registers tools and `/workflow`; everything else starts at
+ * `session_start` and stops at `session_shutdown`:
  *
- * - start: freeze the workflow registry, create the engine for Pi's session
- *   ID with Pi's trust decision, register `workflow_catalog` when there is
- *   something to list, mark orphaned runs interrupted and (with UI) offer to
- *   resume them, show the update notice (interactive mode only);
+ * - start: freeze the plugin registry and build the kernel from the plugins
+ *   the loaded entries contributed (or the embedder's list), freeze the
+ *   workflow registry, create the engine for Pi's session ID with Pi's trust
+ *   decision, register `workflow_catalog` when there is something to list,
+ *   mark orphaned runs interrupted and (with UI) offer to resume them, show
+ *   the update notice (interactive mode only). A start that fails (a required
+ *   plugin is missing) is what every workflow tool then reports.
  * - shutdown (idempotent): interrupt what still executes, close the engine,
- *   reset the registry.
+ *   reset both registries.
  *
- * One workflow host runs per process: the registry is process-wide. A Pi
- * session created inside a running host (a workflow agent's session loading
- * the same package) gets a passive copy that registers nothing.
+ * One workflow host runs per process (active-host.ts). A Pi session created
+ * inside a running host (a workflow agent's session loading the same
+ * package) gets a passive copy that registers nothing.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ExtensionAPI, ExtensionFactory } from '@earendil-works/pi-coding-agent';
+import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@earendil-works/pi-coding-agent';
 import {
-  createKernel,
+  freezeWorkflowRegistry,
   loadingRegistry,
+  readCodemodeTools,
+  resetWorkflowPlugins,
+  resetWorkflowRegistry,
   resolveAgentDir,
   settingsPaths,
   shutdownWorkflowSession,
   startWorkflowSession,
+  type Kernel,
   type KernelPlugin,
+  type PluginDeclaration,
 } from '../../kernel/index.js';
+import { activeHost, claimActiveHost, releaseActiveHost } from './active-host.js';
 import { registerWorkflowCommand } from './command/index.js';
-import type { DiagnosticsProvider } from './diagnostics.js';
+import { buildHostKernel } from './host-kernel.js';
 import { HostEngine } from './host-engine.js';
 import { HostSession } from './host-session.js';
+import { readPluginManifest } from './manifest.js';
 import { findPackage, type PackageInfo } from './package-info.js';
-import { createHostPlugin } from './plugin.js';
 import { offerResume, recoverRuns } from './recovery.js';
 import { WorkflowTools } from './tools/index.js';
 import { showUpdateNotice } from './update-notice.js';
 
 export interface WorkflowHostOptions {
-  /** The feature plugins of each extension runtime's kernel, in order; the host plugin comes last. */
-  readonly plugins: () => readonly KernelPlugin[];
+  /**
+   * The plugins of each session's kernel, for embedders and tests; the host
+   * plugin is added to them. Default: the plugins the loaded plugin entries
+   * contributed to the process-wide plugin registry.
+   */
+  readonly plugins?: () => readonly KernelPlugin[];
+  /** Declarations of the plugins that could be loaded (named when one is missing); default the package's `dist/plugins.json`. */
+  readonly known?: readonly PluginDeclaration[];
   /** Pi's agent dir; default `PI_CODING_AGENT_DIR` else `~/.pi/agent`. */
   readonly agentDir?: string;
   /** Root of run storage; default `~/.pi/workflows`. */
   readonly root?: string;
   readonly home?: string;
-  /** The installed package (its CHANGELOG.md); default the package this module belongs to. */
+  /** The installed package (its CHANGELOG.md and plugin manifest); default the package this module belongs to. */
   readonly package?: PackageInfo;
-  /** Feature plugins' parts of failure diagnostics (plugins cannot import each other, so the entry wires them). */
-  readonly diagnostics?: readonly DiagnosticsProvider[];
-}
-
-/** Which runtime holds the process-wide workflow session. */
-const ACTIVE_HOST = Symbol.for('pi-extensible-workflows.active-host');
-
-function activeHost(): unknown {
-  return Reflect.get(globalThis, ACTIVE_HOST);
-}
-
-function setActiveHost(owner: object | undefined): void {
-  Reflect.set(globalThis, ACTIVE_HOST, owner);
 }
 
 /** The catalog is worth a tool when the registry has functions or aliases, or settings are in effect. */
@@ -69,70 +71,91 @@ function hasCatalog(cwd: string, agentDir: string, projectTrusted: boolean): boo
   return existsSync(globalPath) || (projectTrusted && existsSync(projectPath));
 }
 
-export function createWorkflowHostExtension(options: WorkflowHostOptions): ExtensionFactory {
+export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
     if (activeHost() !== undefined) return;
     const owner = {};
+    let kernel: Kernel | undefined;
     let session: HostSession | undefined;
-    const kernel = createKernel({
-      plugins: [
-        ...options.plugins(),
-        createHostPlugin({ eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel() }),
-      ],
-    });
-    const tools = new WorkflowTools(pi, () => session);
+    let startError: unknown;
+    const current = (): HostSession | undefined => {
+      if (startError !== undefined) throw startError;
+      return session;
+    };
+    const tools = new WorkflowTools(pi, current, { codemodeTools: readCodemodeTools(options.agentDir ?? resolveAgentDir()) });
     tools.registerCore();
     registerWorkflowCommand(pi, () => session);
+    const pkg = (): PackageInfo | undefined => options.package ?? findPackage();
+
+    const start = (ctx: ExtensionContext): HostSession => {
+      // Both registries freeze at session start, even when the kernel then cannot be built.
+      freezeWorkflowRegistry();
+      kernel = buildHostKernel({
+        ...(options.plugins === undefined ? {} : { plugins: options.plugins() }),
+        known: options.known ?? readPluginManifest(pkg()?.root),
+        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools() },
+      });
+      startWorkflowSession(kernel);
+      const agentDir = options.agentDir ?? resolveAgentDir();
+      const projectTrusted = ctx.isProjectTrusted();
+      const engine = new HostEngine({
+        kernel,
+        sessionId: ctx.sessionManager.getSessionId(),
+        agentDir,
+        projectTrusted,
+        ...(options.root === undefined ? {} : { root: options.root }),
+        ...(options.home === undefined ? {} : { home: options.home }),
+        onWarning: (error) => {
+          if (ctx.hasUI) ctx.ui.notify(`Workflow: ${error.message}`, 'warning');
+        },
+      });
+      try {
+        return new HostSession({ pi, ctx, engine, kernel, cwd: resolve(ctx.cwd), sessionId: engine.sessionId, agentDir, projectTrusted });
+      } catch (error) {
+        void engine.close();
+        throw error;
+      }
+    };
 
     /** Idempotent: Pi may converge on shutdown from several paths. */
     const stop = async (): Promise<void> => {
-      const current = session;
+      const closing = session;
+      const built = kernel;
       session = undefined;
+      kernel = undefined;
+      startError = undefined;
       try {
-        current?.close();
-        await current?.engine.close();
+        closing?.close();
+        await closing?.engine.close();
       } finally {
-        if (activeHost() === owner) {
-          shutdownWorkflowSession(kernel);
-          setActiveHost(undefined);
+        if (activeHost()?.owner === owner) {
+          if (built === undefined) resetWorkflowRegistry();
+          else shutdownWorkflowSession(built);
+          resetWorkflowPlugins();
+          releaseActiveHost(owner);
         }
       }
     };
+
     pi.on('session_start', async (_event, ctx) => {
-      if (session !== undefined || (activeHost() !== undefined && activeHost() !== owner)) return;
-      startWorkflowSession(kernel);
-      setActiveHost(owner);
+      if (session !== undefined || startError !== undefined || !claimActiveHost(owner)) return;
+      const slot = activeHost();
       try {
-        const agentDir = options.agentDir ?? resolveAgentDir();
-        const projectTrusted = ctx.isProjectTrusted();
-        const cwd = resolve(ctx.cwd);
-        const engine = new HostEngine({
-          kernel,
-          sessionId: ctx.sessionManager.getSessionId(),
-          agentDir,
-          projectTrusted,
-          ...(options.root === undefined ? {} : { root: options.root }),
-          ...(options.home === undefined ? {} : { home: options.home }),
-          onWarning: (error) => {
-            if (ctx.hasUI) ctx.ui.notify(`Workflow: ${error.message}`, 'warning');
-          },
-        });
-        session = new HostSession({
-          pi,
-          ctx,
-          engine,
-          cwd,
-          sessionId: engine.sessionId,
-          agentDir,
-          projectTrusted,
-          ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }),
-        });
+        session = start(ctx);
+        const { cwd, agentDir, projectTrusted } = session;
         if (hasCatalog(cwd, agentDir, projectTrusted)) tools.registerCatalog();
         const interrupted = recoverRuns(session);
         if (ctx.hasUI && interrupted.length > 0) void offerResume(session, ctx, interrupted);
-        if (ctx.hasUI && ctx.mode === 'tui') showUpdateNotice({ agentDir, pkg: options.package ?? findPackage(), notify: (message) => ctx.ui.notify(message, 'info') });
+        if (ctx.hasUI && ctx.mode === 'tui') showUpdateNotice({ agentDir, pkg: pkg(), notify: (message) => ctx.ui.notify(message, 'info') });
+        if (slot !== undefined) slot.session = session;
       } catch (error) {
-        await stop();
+        // The registries stay frozen and the process stays held until shutdown: the failed start is this session's state.
+        const failed = session;
+        session = undefined;
+        failed?.close();
+        await failed?.engine.close();
+        startError = error;
+        if (slot !== undefined) slot.error = error;
         throw error;
       }
     });

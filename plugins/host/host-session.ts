@@ -16,11 +16,11 @@
  */
 import { existsSync } from 'node:fs';
 import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, settingsPaths, type JsonValue, type RunHandle, type RunOutcome, type StatusSummary } from '../../kernel/index.js';
+import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHandle, type RunOutcome, type StatusSummary } from '../../kernel/index.js';
 import { followUpText, runResult, type RunResult } from './delivery.js';
-import { failureDiagnostics, withDiagnostics, type DiagnosticsProvider, type FailureDiagnostics } from './diagnostics.js';
+import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
-import { PiToolExecutor } from './tool-executor.js';
+import { PiToolExecutor, isReservedTool } from './tool-executor.js';
 import type { ScriptTools } from './tool-primitive.js';
 import type { WorkflowHostView } from './view.js';
 
@@ -45,8 +45,8 @@ export interface HostSessionOptions {
   readonly sessionId: string;
   readonly agentDir: string;
   readonly projectTrusted: boolean;
-  /** Feature plugins' parts of failure diagnostics (the validated named worktrees). */
-  readonly diagnostics?: readonly DiagnosticsProvider[];
+  /** The engine's kernel: loaded plugins add their parts of failure diagnostics through `journal.diagnose`. */
+  readonly kernel: Kernel;
 }
 
 export class HostSession implements WorkflowHostView, ScriptTools {
@@ -58,7 +58,7 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #executor: PiToolExecutor;
-  readonly #diagnostics: readonly DiagnosticsProvider[];
+  readonly #kernel: Kernel;
   readonly #toolCalls = new Map<string, { readonly ctx: ExtensionContext; readonly outcome: Promise<RunOutcome> }>();
   readonly #watched = new WeakSet<Promise<RunOutcome>>();
   readonly #delivery = new Map<string, DeliveryState>();
@@ -76,7 +76,7 @@ export class HostSession implements WorkflowHostView, ScriptTools {
     this.#pi = options.pi;
     this.#ctx = options.ctx;
     this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: options.projectTrusted });
-    this.#diagnostics = options.diagnostics ?? [];
+    this.#kernel = options.kernel;
     this.#unsubscribe = options.engine.onLaunchModeChanged((runId, mode) => {
       if (mode === 'background') this.#waits.get(runId)?.();
     });
@@ -93,14 +93,23 @@ export class HostSession implements WorkflowHostView, ScriptTools {
     return model === undefined ? undefined : `${model.provider}/${model.id}:${this.#pi.getThinkingLevel()}`;
   }
 
+  /**
+   * The root candidate tool set (docs/resource-selectors.md): the tools active
+   * in this Pi session now, without the workflow and subagent tools, which
+   * are the runtime's own and never an agent's.
+   */
+  rootTools(): string[] {
+    return this.#pi.getActiveTools().filter((name) => !isReservedTool(name));
+  }
+
   /** What a retry of the run would replay and run again, its artifacts and named worktrees. */
   diagnose(run: StatusSummary): FailureDiagnostics {
-    return failureDiagnostics(this.engine, run, this.#diagnostics);
+    return failureDiagnostics(this.engine, this.#kernel, run);
   }
 
   /** A refused retry's error, with the source run's diagnostics in its details. */
   withDiagnostics(error: unknown, runId: string): unknown {
-    return withDiagnostics(error, this.engine, this.cwd, runId, this.#diagnostics);
+    return withDiagnostics(error, this.engine, this.#kernel, this.cwd, runId);
   }
 
   delivery(runId: string): DeliveryState | undefined {
@@ -117,8 +126,12 @@ export class HostSession implements WorkflowHostView, ScriptTools {
     );
   }
 
-  /** A host tool call launched or recovered the run: its new `tools.X` calls run until this segment ends. */
-  adopt(handle: RunHandle, ctx: ExtensionContext): void {
+  /**
+   * A host tool call launched or recovered the run: its new `tools.X` calls
+   * run until this segment ends. A headless launch (wfcli) has no tool call
+   * and adopts the run with the session's own context.
+   */
+  adopt(handle: RunHandle, ctx: ExtensionContext = this.#ctx): void {
     const entry = { ctx, outcome: handle.outcome };
     this.#toolCalls.set(handle.runId, entry);
     const release = () => {
@@ -153,7 +166,7 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   }
 
   refusal(name: string): string | undefined {
-    return this.#executor.refusal(name, this.#pi.getActiveTools());
+    return this.#executor.refusal(name, this.#pi);
   }
 
   call(runId: string, name: string, args: JsonValue, cwd: string, signal: AbortSignal): Promise<JsonValue> {

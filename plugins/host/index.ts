@@ -12,7 +12,10 @@ export { createHostPlugin, PLUGIN_NAME, type EventBusLike, type HostBindings } f
 export { createWorkflowHostExtension, type WorkflowHostOptions } from './extension.js';
 export { HostSession, FOLLOW_UP_MESSAGE_TYPE, type DeliveryState, type HostSessionOptions, type WaitEnd } from './host-session.js';
 export { HostEngine, type LaunchModeListener } from './host-engine.js';
-export { failureDiagnostics, type DiagnosticsProvider, type FailureDiagnostics } from './diagnostics.js';
+export { failureDiagnostics, type FailureDiagnostics } from './diagnostics.js';
+export { activeHost, type ActiveHost } from './active-host.js';
+export { buildHostKernel, type HostKernelOptions } from './host-kernel.js';
+export { PLUGIN_MANIFEST_FILE, PLUGIN_MANIFEST_FORMAT, PLUGIN_MANIFEST_SCHEMA, readPluginManifest, type PluginManifest } from './manifest.js';
 export { INLINE_RESULT_BYTES, RESPONSE_HEADROOM_TOKENS, contextHasRoom, runResult, type CompletionDescriptor, type InlineCompletion, type RunResult, type SegmentEnd } from './delivery.js';
 export { BUILTIN_TOOL_NAMES, PiToolExecutor, isReservedTool, type ToolCallRequest, type ToolExecutorOptions } from './tool-executor.js';
 export { TOOLS_PRIMITIVE, checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';

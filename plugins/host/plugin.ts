@@ -6,12 +6,13 @@
  *
  * - `registry.primitives`: `tools.<name>(args)` (tool-primitive.ts).
  * - `preparation.launch`: UNKNOWN_TOOL for script tool names that cannot be called.
- * - `preparation.models`: the launching session's model as `rootModel`.
+ * - `preparation.models`: the launching session's model as `rootModel` and
+ *   its active tools as `rootTools` (the root candidate set).
  * - `events.emit`: every WORKFLOW_* event onto Pi's inter-extension bus, under
  *   its type as channel (best-effort, like every event).
  */
 import type { KernelPlugin } from '../../kernel/index.js';
-import { checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';
+import { TOOLS_PRIMITIVE, checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';
 
 export const PLUGIN_NAME = 'host';
 
@@ -24,12 +25,15 @@ export interface HostBindings {
   readonly tools?: () => ScriptTools | undefined;
   /** `provider/model:thinking` of the launching Pi session. */
   readonly rootModel?: () => string | undefined;
+  /** The launching Pi session's tools agents may have (its active tools without the runtime's own). */
+  readonly rootTools?: () => readonly string[] | undefined;
 }
 
 export function createHostPlugin(bindings: HostBindings = {}): KernelPlugin {
   const tools = () => bindings.tools?.();
   return {
     name: PLUGIN_NAME,
+    provides: { primitives: [TOOLS_PRIMITIVE] },
     apply(kernel) {
       kernel.hooks.registry.primitives.tap(PLUGIN_NAME, (primitives) => [...primitives, toolsPrimitive(tools)]);
       kernel.hooks.preparation.launch.tap(PLUGIN_NAME, (input) => {
@@ -37,7 +41,8 @@ export function createHostPlugin(bindings: HostBindings = {}): KernelPlugin {
       });
       kernel.hooks.preparation.models.tap(PLUGIN_NAME, (inventory) => {
         const rootModel = inventory.rootModel ?? bindings.rootModel?.();
-        return rootModel === undefined ? inventory : { ...inventory, rootModel };
+        const rootTools = inventory.rootTools ?? bindings.rootTools?.();
+        return { ...inventory, ...(rootModel === undefined ? {} : { rootModel }), ...(rootTools === undefined ? {} : { rootTools: [...rootTools] }) };
       });
       kernel.hooks.events.emit.tap(PLUGIN_NAME, (event) => {
         try {

@@ -21,8 +21,10 @@ export function recoverRuns(host: HostSession): { runId: string; name: string }[
   }
 }
 
-/** Asks once per run; a confirmed run resumes and reports its end as a follow-up. Never throws. */
+/** Asks once per run; a confirmed run resumes and reports its end as a follow-up. Never throws; asks nothing in an untrusted project. */
 export async function offerResume(host: HostSession, ctx: ExtensionContext, runs: readonly { runId: string; name: string }[]): Promise<void> {
+  // No run resumes in a project Pi does not trust: there is nothing to offer.
+  if (!host.projectTrusted) return;
   for (const run of runs) {
     try {
       const resume = await ctx.ui.confirm('Resume workflow run?', `Workflow "${run.name}" (${run.runId}) was interrupted when Pi last stopped. Resume it now?`);

@@ -1,125 +1,103 @@
 /**
- * The executor behind `tools.<name>(args)`. Pi 0.87.1 gives an extension no
- * way to call a session tool (ExtensionAPI lists tools but cannot execute
- * them), so this runs Pi's own built-in tool definitions, created for the run
- * cwd with the shell and image settings Pi itself would use. Only built-in
- * tools active in the launching session are callable; extension-registered
- * tools and other extensions' `tool_call` permission handlers are out of an
- * extension's reach (docs/tools.md).
+ * The executor behind `tools.<name>(args)`, chosen per call by what the Pi
+ * running us offers (feature detection, never version strings):
+ *
+ * - Pi's own executor, where a tool call's context has `executeTool` (Pi
+ *   0.99 and later): the call runs through the session's tool pipeline, so
+ *   argument validation, other extensions' `tool_call` / `tool_result`
+ *   handlers and permission checks apply, and every tool Pi lets tools call is
+ *   callable (active `direct` tools, and `codemode` / `deferred` ones),
+ *   extension tools included. `executeTool` never rejects for a tool failure:
+ *   it answers with an outcome whose `isError` says so.
+ * - The fallback, where it has not (0.87.x): Pi's built-in tool definitions,
+ *   run by this extension (builtin-tools.ts).
+ *
+ * Which names are callable follows the same split: Pi 0.99 and later report
+ * each tool's `exposure` in `getAllTools()`, the feature that came with
+ * `executeTool`, and Pi's rule over it says what `executeTool` accepts.
  */
-import {
-  SettingsManager,
-  createBashToolDefinition,
-  createEditToolDefinition,
-  createFindToolDefinition,
-  createGrepToolDefinition,
-  createLsToolDefinition,
-  createPowerShellToolDefinition,
-  createReadToolDefinition,
-  createWriteToolDefinition,
-  type ExtensionContext,
-  type ToolDefinition,
-} from '@earendil-works/pi-coding-agent';
-import type { ValidateFunction } from 'ajv';
-import { createAjv, formatAjvErrors, WorkflowError, type JsonValue } from '../../kernel/index.js';
+import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
+import { messageOf, type JsonValue } from '../../kernel/index.js';
+import { BuiltinToolDefinitions } from './builtin-tools.js';
+import { scriptValue, toolFailed, type ToolCallRequest, type ToolExecutorOptions, type ToolResultParts } from './tool-call.js';
 
-export const BUILTIN_TOOL_NAMES = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls', 'powershell'] as const;
-type BuiltinName = (typeof BUILTIN_TOOL_NAMES)[number];
+export { BUILTIN_TOOL_NAMES } from './builtin-tools.js';
+export type { ToolCallRequest, ToolExecutorOptions } from './tool-call.js';
 
 /** Tools a script may never call (spec 1: workflow and subagent tools). */
 export function isReservedTool(name: string): boolean {
   return name === 'workflow' || name.startsWith('workflow_') || name.startsWith('subagents_') || name === 'get_subagent_result';
 }
 
-function isBuiltin(name: string): name is BuiltinName {
-  return (BUILTIN_TOOL_NAMES as readonly string[]).includes(name);
+/** What `ctx.executeTool` answers (Pi 1.x `AgentToolCallOutcome`, the fields read here). */
+export interface NestedToolOutcome {
+  readonly result: ToolResultParts;
+  readonly isError: boolean;
+  /** Absent when the tool did not run: invalid arguments, or a `tool_call` handler blocked it. */
+  readonly durationMs?: number;
 }
 
-export interface ToolExecutorOptions {
-  readonly agentDir: string;
-  readonly projectTrusted: boolean;
+/** The tool-call context of a Pi with its own executor (Pi 1.x `ExtensionToolContext`, the members used here). */
+export interface NestedToolContext {
+  /** The tools `executeTool` can call. */
+  readonly tools: readonly { readonly name: string; readonly outputSchema?: unknown }[];
+  executeTool(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<NestedToolOutcome>;
 }
 
-export interface ToolCallRequest {
-  readonly name: string;
-  readonly args: JsonValue;
-  /** The run cwd; built-in tools resolve relative paths from it. */
-  readonly cwd: string;
-  readonly signal: AbortSignal;
-  /** The context of the live host tool call that launched or recovered the run. */
-  readonly ctx: ExtensionContext;
+/** The context's executor, when this Pi gives tools one. */
+export function nestedToolContext(ctx: ExtensionContext): NestedToolContext | undefined {
+  const candidate = ctx as Partial<NestedToolContext>;
+  return typeof candidate.executeTool === 'function' ? (ctx as unknown as NestedToolContext) : undefined;
 }
 
-type AnyDefinition = ToolDefinition & { readonly outputSchema?: unknown };
+/** What the executor needs of the extension API: the session's tools. */
+export type ToolListing = Pick<ExtensionAPI, 'getActiveTools' | 'getAllTools'>;
+
+/**
+ * The names `ctx.executeTool` accepts (Pi's rule: active `direct` tools and
+ * every `codemode` or `deferred` tool), or undefined on a Pi whose tools have
+ * no exposure (and no executor).
+ */
+export function callableToolNames(pi: ToolListing): string[] | undefined {
+  const tools = pi.getAllTools() as readonly { readonly name: string; readonly exposure?: unknown }[];
+  if (tools.length === 0 || !tools.every((tool) => typeof tool.exposure === 'string')) return undefined;
+  const active = new Set(pi.getActiveTools());
+  return tools.filter(({ name, exposure }) => exposure === 'codemode' || exposure === 'deferred' || (exposure === 'direct' && active.has(name))).map(({ name }) => name);
+}
 
 export class PiToolExecutor {
-  readonly #options: ToolExecutorOptions;
-  readonly #tools = new Map<string, ReadonlyMap<BuiltinName, AnyDefinition>>();
-  readonly #validators = new WeakMap<object, ValidateFunction>();
+  readonly #builtins: BuiltinToolDefinitions;
 
   constructor(options: ToolExecutorOptions) {
-    this.#options = options;
+    this.#builtins = new BuiltinToolDefinitions(options);
   }
 
   /** Why `name` cannot be called from a script, or undefined when it can. */
-  refusal(name: string, activeTools: readonly string[]): string | undefined {
+  refusal(name: string, pi: ToolListing): string | undefined {
     if (isReservedTool(name)) return `tools.${name}: workflow and subagent tools cannot be called from workflow scripts`;
-    if (!activeTools.includes(name)) return `tools.${name}: no tool "${name}" is active in this Pi session`;
-    if (!isBuiltin(name)) {
-      return `tools.${name}: only Pi's built-in tools (${BUILTIN_TOOL_NAMES.join(', ')}) can be called from scripts; Pi gives extensions no executor for tools other extensions register`;
-    }
+    const callable = callableToolNames(pi);
+    if (callable === undefined) return this.#builtins.refusal(name, pi.getActiveTools());
+    if (!callable.includes(name)) return `tools.${name}: no tool "${name}" is callable in this Pi session (tools can call the active tools and those registered for code mode)`;
     return undefined;
   }
 
-  async call(request: ToolCallRequest): Promise<JsonValue> {
-    const { name } = request;
-    if (!isBuiltin(name)) throw new WorkflowError('TOOL_FAILED', `tools.${name} is not callable`, { tool: name });
-    const definition = this.#definitions(request.cwd).get(name)!;
-    const args = definition.prepareArguments ? definition.prepareArguments(request.args) : request.args;
-    const validate = this.#validator(definition);
-    if (!validate(args)) {
-      throw new WorkflowError('TOOL_FAILED', `tools.${name} arguments are invalid: ${formatAjvErrors(validate.errors)}`, { tool: name });
-    }
-    let result: Awaited<ReturnType<AnyDefinition['execute']>>;
-    try {
-      result = await definition.execute(`workflow-script-${name}`, args, request.signal, undefined, request.ctx);
-    } catch (error) {
-      // Tool errors record only the code: their text can carry file contents or command output.
-      throw new WorkflowError('TOOL_FAILED', `tools.${name} failed`, { tool: name }, { cause: error });
-    }
-    if (definition.outputSchema !== undefined) return JSON.parse(JSON.stringify(result.details ?? null)) as JsonValue;
-    return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+  call(request: ToolCallRequest): Promise<JsonValue> {
+    const nested = nestedToolContext(request.ctx);
+    return nested ? callNested(nested, request) : this.#builtins.call(request);
   }
+}
 
-  /** Pi's built-in definitions for `cwd`, with the shell and image settings of the agent dir (and trusted project). */
-  #definitions(cwd: string): ReadonlyMap<BuiltinName, AnyDefinition> {
-    const cached = this.#tools.get(cwd);
-    if (cached) return cached;
-    const settings = SettingsManager.create(cwd, this.#options.agentDir, { projectTrusted: this.#options.projectTrusted });
-    const commandPrefix = settings.getShellCommandPrefix();
-    const shellPath = settings.getShellPath();
-    const bash = { ...(commandPrefix === undefined ? {} : { commandPrefix }), ...(shellPath === undefined ? {} : { shellPath }) };
-    const definitions: [BuiltinName, AnyDefinition][] = [
-      ['read', createReadToolDefinition(cwd, { autoResizeImages: settings.getImageAutoResize() }) as AnyDefinition],
-      ['bash', createBashToolDefinition(cwd, bash) as AnyDefinition],
-      ['edit', createEditToolDefinition(cwd) as AnyDefinition],
-      ['write', createWriteToolDefinition(cwd) as AnyDefinition],
-      ['grep', createGrepToolDefinition(cwd) as AnyDefinition],
-      ['find', createFindToolDefinition(cwd) as AnyDefinition],
-      ['ls', createLsToolDefinition(cwd) as AnyDefinition],
-      ['powershell', createPowerShellToolDefinition(cwd) as AnyDefinition],
-    ];
-    const tools = new Map(definitions);
-    this.#tools.set(cwd, tools);
-    return tools;
+async function callNested(ctx: NestedToolContext, { name, args, signal }: ToolCallRequest): Promise<JsonValue> {
+  let outcome: NestedToolOutcome;
+  let hasOutputSchema: boolean;
+  try {
+    // The run's signal, not the launching call's: the call may have returned (a background run).
+    outcome = await ctx.executeTool(name, args, { signal });
+    hasOutputSchema = ctx.tools.some((tool) => tool.name === name && tool.outputSchema !== undefined);
+  } catch (error) {
+    // Not a tool failure (executeTool answers those): Pi refused the context itself, e.g. after /reload.
+    throw toolFailed(name, `could not run: Pi refused the call (${messageOf(error)})`, error);
   }
-
-  #validator(definition: AnyDefinition): ValidateFunction {
-    const cached = this.#validators.get(definition);
-    if (cached) return cached;
-    // TypeBox schemas are JSON schema plus non-enumerable markers; the JSON copy is what ajv should see.
-    const validate = createAjv({ strict: false }).compile(JSON.parse(JSON.stringify(definition.parameters)) as object);
-    this.#validators.set(definition, validate);
-    return validate;
-  }
+  const failure = !outcome.isError ? undefined : outcome.durationMs === undefined ? 'did not run: its arguments are invalid or a tool_call handler blocked it' : 'failed';
+  return scriptValue(name, hasOutputSchema, outcome.result, failure);
 }

@@ -4,7 +4,7 @@
  * (a string as is), a throw becomes a tool error. Tools named in
  * `excludeTools` are dropped (spec 2 "AgentSetupHook").
  */
-import type { TSchema } from '@earendil-works/pi-ai';
+import type { TSchema } from 'typebox';
 import { defineTool, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { CustomToolDefinition } from '../../kernel/index.js';
 import { WorkflowError } from '../../kernel/index.js';

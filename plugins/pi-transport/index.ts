@@ -4,7 +4,7 @@
  * (load a different transport plugin before it to take over some agents) and
  * adds the agent dir's models to `preparation.models`.
  */
-import type { KernelPlugin } from '../../kernel/index.js';
+import { TRANSPORT_CAPABILITY, workflowPluginEntry, type KernelPlugin } from '../../kernel/index.js';
 import { addPiModels } from './inventory.js';
 import { createPiTransport, type PiTransportOptions } from './transport.js';
 
@@ -14,6 +14,7 @@ export function createPiTransportPlugin(options: PiTransportOptions = {}): Kerne
   const transport = createPiTransport(options);
   return {
     name: PLUGIN_NAME,
+    provides: { capabilities: [TRANSPORT_CAPABILITY] },
     apply(kernel) {
       kernel.hooks.transport.select.tap(PLUGIN_NAME, () => transport);
       kernel.hooks.preparation.models.tapPromise(PLUGIN_NAME, (inventory, input) => addPiModels(inventory, options.agentDir ?? input.agentDir));
@@ -23,7 +24,8 @@ export function createPiTransportPlugin(options: PiTransportOptions = {}): Kerne
 
 /** The plugin with its defaults: the user's agent dir and Pi's trust decision. */
 export const piTransportPlugin: KernelPlugin = createPiTransportPlugin();
-export default piTransportPlugin;
+/** The plugin entry (dist/plugins/pi-transport/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(piTransportPlugin);
 
 export { createPiTransport, TRANSPORT_NAME, type PiTransportOptions } from './transport.js';
 export { RESULT_TOOL_NAME, RESULT_EXTENSION_NAME, ResultToolController, createResultTool, type ResultToolOptions } from './result-tool.js';

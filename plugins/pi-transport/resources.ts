@@ -26,7 +26,8 @@ import {
   type InlineExtension,
   type LoadExtensionsResult,
 } from '@earendil-works/pi-coding-agent';
-import { evaluateSelectors } from '../../kernel/index.js';
+import { BUILTIN_PREFIX, evaluateSelectors } from '../../kernel/index.js';
+import { builtinExtensionNames, builtinExtensions } from './builtins.js';
 import { privateModelRuntime, sharedModelRuntime } from './runtimes.js';
 import { canonicalPath, isInlineExtension, isUnrestricted, selectExtensions, selectSkills, type ExtensionCandidate, type SelectorInput } from './selection.js';
 
@@ -71,7 +72,9 @@ export function isProjectTrusted(cwd: string, agentDir: string): boolean {
 
 /** The enabled extension entry files Pi would load for this cwd, agent dir and settings. */
 export async function extensionCandidates(cwd: string, agentDir: string, settingsManager: SettingsManager): Promise<ExtensionCandidate[]> {
-  const resolved = await new DefaultPackageManager({ cwd, agentDir, settingsManager }).resolve();
+  // Pi 0.99+ lists its built-in extensions as `builtin:<name>` candidates when told their names (builtins.ts).
+  const builtins: object = { builtinExtensions: builtinExtensionNames() };
+  const resolved = await new DefaultPackageManager({ cwd, agentDir, settingsManager, ...builtins }).resolve();
   return resolved.extensions.filter((resource) => resource.enabled).map((resource) => ({ path: resource.path, key: canonicalPath(resource.path) }));
 }
 
@@ -118,7 +121,7 @@ export async function createSessionServices(input: ServicesInput): Promise<Agent
     cwd,
     agentDir,
     settingsManager,
-    extensionFactories: [...own, ...((input.extensionFactories ?? []) as readonly InlineExtension[])],
+    extensionFactories: [...own, ...(builtinExtensions() as readonly unknown[] as readonly InlineExtension[]), ...((input.extensionFactories ?? []) as readonly InlineExtension[])],
     // Pi's CLI way to load exactly some extensions (`--no-extensions -e <path>`): unselected files are never imported.
     ...(selectedPaths === undefined ? {} : { noExtensions: true, additionalExtensionPaths: [...selectedPaths] }),
     extensionsOverride: (base) => orderAndGuard(base, ownPaths, selectedKeys),
@@ -131,7 +134,8 @@ export async function createSessionServices(input: ServicesInput): Promise<Agent
   const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
   const extensions = resourceLoader.getExtensions();
   // Any other extension may register providers, now or later through its session: it gets a runtime of its own.
-  const onlyOwn = extensions.extensions.every((extension) => ownPaths.has(extension.path));
+  // Pi's built-in extensions (builtins.ts) register no providers: they count as the transport's own here.
+  const onlyOwn = extensions.extensions.every((extension) => ownPaths.has(extension.path) || extension.path.startsWith(BUILTIN_PREFIX));
   const modelRuntime = onlyOwn ? await sharedModelRuntime(agentDir) : await privateModelRuntime(agentDir, extensions, diagnostics, input.signal);
   return { cwd, agentDir, modelRuntime, settingsManager, resourceLoader, diagnostics };
 }

@@ -15,7 +15,7 @@
  * the changed definition in the transcript (a removal plus an addition), so
  * the model sees the new parameters and Pi validates arguments against them.
  */
-import type { TSchema } from '@earendil-works/pi-ai';
+import type { TSchema } from 'typebox';
 import { defineTool, type ExtensionAPI, type ExtensionFactory, type InlineExtension, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { ValidateFunction } from 'ajv';
 import { createAjv, formatAjvErrors, messageOf, RESULT_TOOL_NAME, WorkflowError, type CustomToolDefinition, type JsonSchema, type JsonValue } from '../../kernel/index.js';

@@ -119,6 +119,12 @@ export class PiWorkflowSession implements WorkflowSession {
     return this.#native.systemPrompt;
   }
 
+  /** `provider/model:thinking` of the model Pi runs this session on (the agent dir's default when the agent named none). */
+  model(): string {
+    const model = this.#native.model;
+    return model === undefined ? '' : `${model.provider}/${model.id}:${this.#native.thinkingLevel}`;
+  }
+
   /** Active tools (own tools included), loaded skills and loaded extension paths. */
   resources(): ResolvedResources {
     return this.#finalResources ?? this.#resources();

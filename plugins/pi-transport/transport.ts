@@ -5,10 +5,11 @@
  * transport-neutral reference `{ transport: 'pi', sessionId }`. Services come
  * first, so a model from an extension's provider resolves like a built-in one.
  *
- * Resources follow the agent's selectors and a nested child's ceiling
- * (`selection.ts`): skills and extensions are filtered while the resource
- * loader loads them, tools through Pi's allowlist, which Pi also applies to
- * tools registered later. `resources()` reports what the session resolved.
+ * Resources follow the agent's selectors, the root candidate set, a nested
+ * child's ceiling and setup hooks' narrowing (`selection.ts`): skills and
+ * extensions are filtered while the resource loader loads them, tools
+ * through Pi's allowlist, which Pi also applies to tools registered later.
+ * `resources()` reports what the session resolved.
  */
 import path from 'node:path';
 import { SessionManager, createAgentSessionFromServices, type SessionStartEvent } from '@earendil-works/pi-coding-agent';
@@ -20,7 +21,7 @@ import { customPiTools } from './custom-tools.js';
 import { resolveModel, type ResolvedModel } from './models.js';
 import { createSessionServices } from './resources.js';
 import { ResultToolController } from './result-tool.js';
-import { builtinToolNames, extensionToolNames, loadedExtensionPaths, resolvedResources, skillNames, toolAllowlist } from './selection.js';
+import { builtinToolNames, checkCustomToolNames, extensionToolNames, loadedExtensionPaths, resolvedResources, rootToolCandidates, selectTools, skillNames } from './selection.js';
 import { PiWorkflowSession, ProgressChannel } from './session.js';
 
 export const TRANSPORT_NAME = 'pi';
@@ -55,11 +56,30 @@ function startEvent(settings: AgentTransportContext['settings']): SessionStartEv
   return event as SessionStartEvent;
 }
 
+/** A setup hook's `resourcePolicy` list of one kind (the extension-hooks plugin validated its shape). */
+function policyList(input: SessionInput, kind: 'tools' | 'skills' | 'extensions'): readonly string[] | undefined {
+  const list = input.resourcePolicy?.[kind];
+  return Array.isArray(list) && list.every((entry) => typeof entry === 'string') ? (list as string[]) : undefined;
+}
+
 /**
- * The `input.tools` selectors meet the built-in tools and the tools the
- * loaded extensions registered; `prepared.skills` and `prepared.extensions`
- * meet the discovered skills and extension files. The result tool and the
- * custom tools are the session's own: always active unless excluded.
+ * What narrows the prepared tool selection: `input.tools` unless it is still
+ * the prepared selector list itself, then a hook's `resourcePolicy.tools`.
+ */
+function toolNarrowing(input: SessionInput, context: AgentTransportContext): (readonly string[])[] {
+  const { prepared } = context;
+  const unchanged = prepared.rootTools === undefined && input.tools.length === prepared.tools.length && input.tools.every((entry, index) => entry === prepared.tools[index]);
+  const policy = policyList(input, 'tools');
+  return [...(unchanged ? [] : [input.tools]), ...(policy === undefined ? [] : [policy])];
+}
+
+/**
+ * `prepared.tools` selects from the root candidate set met with the built-in
+ * tools and the tools the loaded extensions registered, and `input.tools`
+ * (setup hooks) narrows that; `prepared.skills` and `prepared.extensions`
+ * meet the discovered skills and extension files, narrowed by a hook's
+ * `resourcePolicy`. The result tool and the custom tools are the session's
+ * own: always active unless excluded.
  */
 async function createPiSession(input: SessionInput, context: AgentTransportContext, options: PiTransportOptions): Promise<WorkflowSession> {
   const { prepared } = context;
@@ -80,30 +100,32 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     systemPromptAppend: input.systemPromptAppend ?? prepared.systemPromptAppend,
     ownExtensions: [resultTool.extension],
     extensionFactories: input.extensionFactories,
-    skills: { selectors: prepared.skills, ceiling: ceiling?.skills },
-    extensions: { selectors: prepared.extensions, ceiling: ceiling?.extensions },
+    skills: { selectors: prepared.skills, ceiling: ceiling?.skills, narrowing: policyList(input, 'skills') },
+    extensions: { selectors: prepared.extensions, ceiling: ceiling?.extensions, narrowing: policyList(input, 'extensions') },
     contextFiles: prepared.contextFiles,
     signal: context.signal,
   });
   const resolved: ResolvedModel | undefined = input.model === '' ? undefined : resolveModel(services.modelRuntime, input.model);
   const excludeTools = prepared.excludeTools.filter((name) => name !== resultTool.name);
+  const loaded = services.resourceLoader.getExtensions().extensions;
+  const candidates = rootToolCandidates({
+    builtins: builtinToolNames(input.cwd),
+    extensionTools: extensionToolNames(loaded),
+    rootTools: prepared.rootTools,
+    defaultTools: services.settingsManager.getDefaultTools(),
+  });
+  const selection = selectTools({ candidates, own: [], selectors: prepared.tools, ceiling: ceiling?.tools, excludeTools, narrowing: toolNarrowing(input, context) });
+  checkCustomToolNames((input.customTools ?? []).map((tool) => tool.name), candidates, selection.prepared);
   const customTools = customPiTools(input.customTools, excludeTools);
   const own = [resultTool.name, ...customTools.map((tool) => tool.name)];
-  const loaded = services.resourceLoader.getExtensions().extensions;
-  const tools = toolAllowlist({
-    candidates: [...builtinToolNames(input.cwd), ...extensionToolNames(loaded)],
-    own,
-    selectors: input.tools,
-    ceiling: ceiling?.tools,
-    excludeTools,
-  });
+  const tools = [...new Set([...selection.allowlist.filter((name) => !own.includes(name)), ...own])];
   const { session } = await createAgentSessionFromServices({
     services,
     sessionManager: SessionManager.inMemory(input.cwd),
     sessionStartEvent: startEvent(context.settings),
     ...(resolved === undefined ? {} : { model: resolved.model }),
     ...(resolved?.thinkingLevel === undefined ? {} : { thinkingLevel: resolved.thinkingLevel }),
-    ...(tools === undefined ? {} : { tools }),
+    tools,
     excludeTools,
     customTools,
   });
@@ -115,8 +137,6 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
       throw new WorkflowError('INVALID_METADATA', `a custom tool or extension already provides "${resultTool.name}"`, { tool: resultTool.name });
     }
     await session.bindExtensions({ mode: 'print' });
-    // Nothing restricts the tools: every registered one is active, not only Pi's default four.
-    if (tools === undefined) session.setActiveToolsByName(session.getAllTools().map((tool) => tool.name));
   } catch (error) {
     session.dispose();
     throw error;

@@ -13,7 +13,7 @@
  * arrays against candidates and ceilings is `evaluateSelectors`, used by core
  * resolution; the plugin never widens or narrows anything on its own.
  */
-import type { KernelPlugin, LoadedSettings } from '../../kernel/index.js';
+import { workflowPluginEntry, type KernelPlugin, type LoadedSettings } from '../../kernel/index.js';
 import { validateExcludeTools } from './exclude-tools.js';
 import { EMPTY_SELECTORS, callSelectors, optionSelectors, settingsSelectors, type SelectorArrays } from './layers.js';
 
@@ -66,7 +66,8 @@ export const selectorsPlugin: KernelPlugin = {
   },
 };
 
-export default selectorsPlugin;
+/** The plugin entry (dist/plugins/selectors/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(selectorsPlugin);
 
 export { RESULT_TOOL_NAME, applyExcludeTools, isToolPattern, unmatchedExcludes, validateExcludeTools } from './exclude-tools.js';
 export { EMPTY_SELECTORS, callSelectors, concatLayers, optionSelectors, settingsLayers, settingsSelectors, type SelectorArrays } from './layers.js';

@@ -1,9 +1,11 @@
 /**
  * The worktrees plugin: the `withWorktree(name, callback)` scope primitive
- * (primitive.ts), and at a launch with `parentRunId` the parent's named
- * worktrees lent to the new run. See docs/worktrees.md.
+ * (primitive.ts), at a launch with `parentRunId` the parent's named
+ * worktrees lent to the new run, and in failure diagnostics the run's named
+ * worktrees, each checked. See docs/worktrees.md.
  */
-import type { JsonValue, KernelPlugin } from '../../kernel/index.js';
+import { workflowPluginEntry, type JsonValue, type KernelPlugin } from '../../kernel/index.js';
+import { validatedWorktrees } from './diagnostics.js';
 import { createWorktreePrimitive } from './primitive.js';
 import { PLUGIN_NAME, parseState, type WorktreesState } from './state.js';
 
@@ -14,6 +16,7 @@ export { validatedWorktrees, type WorktreeDiagnostic } from './diagnostics.js';
 
 export const worktreesPlugin: KernelPlugin = {
   name: PLUGIN_NAME,
+  provides: { primitives: ['withWorktree'] },
   apply(kernel) {
     const primitive = createWorktreePrimitive();
     kernel.hooks.registry.primitives.tap(PLUGIN_NAME, (primitives) => [...primitives, primitive]);
@@ -24,7 +27,11 @@ export const worktreesPlugin: KernelPlugin = {
       const state: WorktreesState = { scopes: {}, parent: { runId: input.parent.runId, scopes: lent } };
       input.setPluginState(PLUGIN_NAME, state as unknown as JsonValue);
     });
+    kernel.hooks.journal.diagnose.tap(PLUGIN_NAME, (input) => {
+      input.add(PLUGIN_NAME, () => validatedWorktrees(input.pluginState(PLUGIN_NAME)).map((worktree) => ({ ...worktree })));
+    });
   },
 };
 
-export default worktreesPlugin;
+/** The plugin entry (dist/plugins/worktrees/index.js): contributes the plugin to the host. */
+export default workflowPluginEntry(worktreesPlugin);

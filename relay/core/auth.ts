@@ -8,6 +8,8 @@ import { base64urlDecode, NONCE_BYTES, randomBase64url, SIGNATURE_BYTES } from '
 import { challengeText, CLOSE, decodeAuthorityFirst, readyText, type Frame } from './messages.js';
 import type { RelayState } from './room-state.js';
 import { close, REASON, type Action, type AuthoritySocket, type Outcome, type SocketId } from './room-types.js';
+import { authorityMessage } from './sessions.js';
+import { utf8Text } from './splice.js';
 
 /** Verifies an Ed25519 signature over `message` with a raw 32-byte public key. */
 export type SignatureVerifier = (publicKey: Uint8Array<ArrayBuffer>, signature: Uint8Array<ArrayBuffer>, message: Uint8Array<ArrayBuffer>) => Promise<boolean>;
@@ -43,6 +45,7 @@ export function openAuthority(core: RelayState, out: Action[], socket: SocketId,
     deadline: now + core.policy.authTimeoutMs,
     bucket: core.rates.bucket(now),
     ended: new Map(),
+    held: undefined,
   };
   core.sockets.set(socket, state);
   core.pending++;
@@ -50,11 +53,27 @@ export function openAuthority(core: RelayState, out: Action[], socket: SocketId,
   return out;
 }
 
-/** A frame from an Authority that is not active yet: only one `auth` is accepted, then verified. */
-export function authMessage(core: RelayState, state: AuthoritySocket, frame: Frame, out: Action[]): Outcome {
+/**
+ * A frame from an Authority that is not active yet: only one `auth` is
+ * accepted, then verified. Frames that follow it before the verdict (a client
+ * that does not wait for `ready`) are held and handled after `ready` once the
+ * signature verified, as they would be had they come a moment later; they go
+ * with the socket when it did not. A WebSocket runtime that delivers a
+ * socket's next frame only after the previous event settled (the edge) gives
+ * the same answers.
+ */
+export function authMessage(core: RelayState, state: AuthoritySocket, frame: Frame, utf8: boolean, out: Action[]): Outcome {
+  if (state.phase === 'verifying') {
+    const held = (state.held ??= []);
+    // Bounded like the burst they would be charged to once active.
+    if (held.length >= core.policy.rateLimitBurst) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
+    held.push({ frame, utf8 });
+    return out;
+  }
   if (!core.rates.take(state.bucket)) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
-  if (state.phase === 'verifying') return core.close(out, state, CLOSE.AUTH_REQUIRED, REASON.authRequired);
-  const decoded = decodeAuthorityFirst(frame, core.policy.maxMessageBytes);
+  const text = utf8 ? utf8Text(frame as Uint8Array) : frame;
+  if (text === undefined) return core.close(out, state, CLOSE.INVALID, 'invalid UTF-8');
+  const decoded = decodeAuthorityFirst(text, core.policy.maxMessageBytes);
   if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
   if (decoded.message.type !== 'auth') return core.close(out, state, CLOSE.AUTH_REQUIRED, REASON.authRequired);
   const signature = base64urlDecode(decoded.message.signature);
@@ -98,6 +117,12 @@ function authenticated(core: RelayState, state: AuthoritySocket, ok: boolean): A
   }
   room.authority = state;
   out.push({ type: 'send', socket: state.id, text: readyText([...room.consumers.keys()]) });
+  const held = state.held;
+  state.held = undefined;
+  for (const inbound of held ?? []) {
+    if (core.sockets.get(state.id) !== state) break;
+    authorityMessage(core, state, inbound.frame, inbound.utf8, out);
+  }
   return out;
 }
 

@@ -57,6 +57,7 @@ export {
 } from './ids.js';
 export {
   isRelayPolicyError,
+  MIN_MESSAGE_BYTES,
   parsePolicy,
   POLICY_DEFAULTS,
   RelayPolicyError,

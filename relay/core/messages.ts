@@ -116,24 +116,26 @@ function sessionField(value: JsonObject): string | Refusal {
 }
 
 /**
- * First message on an Authority socket. Decoding failures are 4400; a JSON
- * object of another type is `other` (the room answers 4401); an `auth` whose
- * `proto` is present and not {@link PROTO} is 4406.
+ * First message on an Authority socket, refused with the close code of spec
+ * 3's table: not a JSON object with a string `type` is an invalid message
+ * (4400); a JSON object of another type is `other` (the room answers 4401,
+ * authentication required); an `auth` whose `proto` is present and not
+ * {@link PROTO} is 4406 (checked first: a newer client may shape the rest
+ * differently); an `auth` without a signature (absent, `null` or empty) is
+ * missing authentication, 4401; a signature that is not a base64url string is
+ * a bad signature, 4403 (as is one of the wrong length or that does not
+ * verify, which the room checks).
  */
 export function decodeAuthorityFirst(frame: Frame, maxBytes: number): Decoded<AuthorityFirstMessage> {
   const decoded = decodeFrame(frame, maxBytes);
   if (!decoded.ok) return decoded;
   const value = decoded.message;
   if (value.type !== 'auth') return { ok: true, message: { type: 'other' } };
-  // The version is checked first: a newer client may shape the rest differently.
   const proto = value['proto'];
-  if (proto !== undefined) {
-    if (typeof proto !== 'number' || !Number.isInteger(proto)) return refuse('proto must be an integer');
-    if (proto !== PROTO) return refuse(`unsupported protocol version ${proto}`, CLOSE.UNSUPPORTED_PROTO);
-  }
+  if (proto !== undefined && proto !== PROTO) return refuse('unsupported protocol version', CLOSE.UNSUPPORTED_PROTO);
   const signature = value['signature'];
-  if (typeof signature !== 'string') return refuse('auth needs a string signature');
-  if (!isBase64url(signature)) return refuse('signature is not base64url');
+  if (signature === undefined || signature === null || signature === '') return refuse('authentication required', CLOSE.AUTH_REQUIRED);
+  if (typeof signature !== 'string' || !isBase64url(signature)) return refuse('bad signature', CLOSE.FORBIDDEN);
   return { ok: true, message: { type: 'auth', signature } };
 }
 

@@ -71,12 +71,36 @@ function oneOf<T extends string>(env: Env, name: PolicyVariable, values: readonl
 
 const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 
-function positiveInteger(env: Env, name: PolicyVariable, max = Number.MAX_SAFE_INTEGER): number {
+interface Bounds {
+  readonly min?: number;
+  readonly max?: number;
+  /** Why the minimum, appended to the error. */
+  readonly why?: string;
+}
+
+function positiveInteger(env: Env, name: PolicyVariable, bounds: Bounds = {}): number {
+  const { min = 1, max = Number.MAX_SAFE_INTEGER, why } = bounds;
   const raw = env[name] ?? POLICY_DEFAULTS[name] ?? '';
   const value = POSITIVE_INTEGER.test(raw) ? Number(raw) : NaN;
-  if (Number.isSafeInteger(value) && value <= max) return value;
-  throw new RelayPolicyError(name, raw, `a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}`);
+  if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
+  const range = min > 1 ? ` from ${min}` : '';
+  const limit = max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : '';
+  throw new RelayPolicyError(name, raw, `a positive integer${range}${limit}${why === undefined ? '' : `: ${why}`}`);
 }
+
+/**
+ * The smallest usable `MAX_MESSAGE_BYTES`: the largest fixed-size frame the
+ * protocol sends through the bridge (docs/relay-protocol.md). That is the
+ * Authority's end-to-end hello to a session, a signaling relay whose `data`
+ * is 129 bytes (65-byte P-256 key, 64-byte Ed25519 signature) as 172
+ * base64url characters:
+ *
+ *   {"type":"relay","session":"<22>","data":"<172>","lane":"signaling"}   252 bytes
+ *
+ * The others are smaller: the `auth` reply with `proto` (126), the Consumer's
+ * hello (132), `close_session` (58). Below this no session can ever be set up.
+ */
+export const MIN_MESSAGE_BYTES = '{"type":"relay","session":"","data":"","lane":"signaling"}'.length + 22 + 172;
 
 /** Comma-separated list: entries are trimmed, empty entries (`a,,b`, trailing comma) are dropped. */
 function list(raw: string): string[] {
@@ -116,9 +140,13 @@ export function parsePolicy(env: Env = {}): RelayPolicy {
     bridgeMode,
     maxSignalingMessages: positiveInteger(env, 'MAX_SIGNALING_MESSAGES'),
     // 64 MiB: far above any sensible frame; also bounds what an adapter buffers.
-    maxMessageBytes: positiveInteger(env, 'MAX_MESSAGE_BYTES', 64 * 1024 * 1024),
+    maxMessageBytes: positiveInteger(env, 'MAX_MESSAGE_BYTES', {
+      min: MIN_MESSAGE_BYTES,
+      max: 64 * 1024 * 1024,
+      why: `smaller than ${MIN_MESSAGE_BYTES} bytes refuses the Authority's signed hello, so no session could ever be set up`,
+    }),
     // 2^31 - 1: the largest delay setTimeout accepts.
-    authTimeoutMs: positiveInteger(env, 'AUTH_TIMEOUT_MS', 2_147_483_647),
+    authTimeoutMs: positiveInteger(env, 'AUTH_TIMEOUT_MS', { max: 2_147_483_647 }),
     rateLimitPerSecond: positiveInteger(env, 'RATE_LIMIT_PER_SECOND'),
     rateLimitBurst: positiveInteger(env, 'RATE_LIMIT_BURST'),
     maxConsumersPerAuthority: positiveInteger(env, 'MAX_CONSUMERS_PER_AUTHORITY'),

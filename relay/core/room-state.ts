@@ -25,12 +25,15 @@ export class RelayState {
   readonly now: () => number;
   readonly random: RandomSource;
   readonly verify: SignatureVerifier;
+  /** Memory for frames forwarded as bytes. */
+  readonly allocate: (size: number) => Uint8Array;
 
-  constructor(policy: RelayPolicy, now: () => number, random: RandomSource, verify: SignatureVerifier) {
+  constructor(policy: RelayPolicy, now: () => number, random: RandomSource, verify: SignatureVerifier, allocate: (size: number) => Uint8Array) {
     this.policy = policy;
     this.now = now;
     this.random = random;
     this.verify = verify;
+    this.allocate = allocate;
     this.rates = new RateLimiter(policy, now);
   }
 

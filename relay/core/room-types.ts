@@ -4,15 +4,19 @@
  * the handshake, budget and session modules need not import each other.
  */
 import type { Bucket } from './budget.js';
-import type { CloseCode } from './messages.js';
+import type { CloseCode, Frame } from './messages.js';
 
 export type SocketId = string;
 export type Role = 'authority' | 'consumer';
 
 /** What an adapter must do, in the order given. */
 export type Action =
-  /** Send this text frame (already serialized JSON) on the socket, if it is still open. */
-  | { readonly type: 'send'; readonly socket: SocketId; readonly text: string }
+  /**
+   * Send this text frame on the socket, if it is still open: serialized JSON,
+   * or its UTF-8 bytes when it forwards a frame the adapter gave as bytes
+   * ({@link RelayCore.textMessage}).
+   */
+  | { readonly type: 'send'; readonly socket: SocketId; readonly text: string | Uint8Array }
   /** Close the socket with this code and reason. The core has already forgotten the socket. */
   | { readonly type: 'close'; readonly socket: SocketId; readonly code: CloseCode; readonly reason: string }
   /** (Re)start the socket's authentication timer; call {@link RelayCore.timer} when it fires. */
@@ -47,6 +51,14 @@ export interface AuthoritySocket {
    * how many more late messages to each are dropped free of charge.
    */
   readonly ended: Map<string, number>;
+  /** Frames that arrived after `auth` while its signature was checked, handled once it verified. */
+  held: Inbound[] | undefined;
+}
+
+/** A frame as the core got it: `utf8` when `frame` is a text frame's UTF-8 bytes. */
+export interface Inbound {
+  readonly frame: Frame;
+  readonly utf8: boolean;
 }
 
 export interface ConsumerSocket {

@@ -34,6 +34,12 @@ export interface RelayCoreOptions {
   readonly random?: RandomSource;
   /** Default {@link webCryptoVerify}. */
   readonly verify?: SignatureVerifier;
+  /**
+   * Memory for the frames {@link RelayCore.textMessage} forwards as bytes
+   * (uninitialized is fine: every byte is written). Default `new Uint8Array`;
+   * a Node adapter passes `Buffer.allocUnsafe`, which slices a shared pool.
+   */
+  readonly allocate?: (size: number) => Uint8Array;
   /** The share page app shell served at `/share/{code}`. Default `sharePageHtml()` of `relay/share/page.ts`. */
   readonly sharePage?: () => string;
   /** The share app script served at `/share/app.js`. Default `shareAppScript()` of `relay/share/page.ts`. */
@@ -41,6 +47,8 @@ export interface RelayCoreOptions {
   /** Content-Security-Policy of the share page. Default `SHARE_PAGE_CSP` of `relay/share/page.ts`; `''` sends none. */
   readonly shareCsp?: string;
 }
+
+const newBytes = (size: number): Uint8Array => new Uint8Array(size);
 
 export class RelayCore {
   readonly policy: RelayPolicy;
@@ -51,7 +59,7 @@ export class RelayCore {
 
   constructor(options: RelayCoreOptions) {
     this.policy = options.policy;
-    this.#state = new RelayState(options.policy, options.now ?? Date.now, options.random ?? webCryptoRandom, options.verify ?? webCryptoVerify);
+    this.#state = new RelayState(options.policy, options.now ?? Date.now, options.random ?? webCryptoRandom, options.verify ?? webCryptoVerify, options.allocate ?? newBytes);
     this.#sharePage = options.sharePage ?? sharePageHtml;
     this.#shareScript = options.shareScript ?? shareAppScript;
     this.#shareCsp = options.shareCsp === '' ? undefined : (options.shareCsp ?? SHARE_PAGE_CSP);
@@ -100,12 +108,27 @@ export class RelayCore {
    * Returns a promise only while an Authority's signature is being verified.
    */
   message(socket: SocketId, frame: Frame): Outcome {
+    return this.#dispatch(socket, frame, false);
+  }
+
+  /**
+   * A text frame arrived, as its UTF-8 bytes (not yet decoded; invalid UTF-8
+   * is refused with 4400). A canonical relay frame is then checked and
+   * forwarded as bytes (`send` actions with a `Uint8Array`), never decoded or
+   * serialized again; the core keeps no reference to `utf8` beyond the call
+   * unless it is held for an Authority whose signature is being checked.
+   */
+  textMessage(socket: SocketId, utf8: Uint8Array): Outcome {
+    return this.#dispatch(socket, utf8, true);
+  }
+
+  #dispatch(socket: SocketId, frame: Frame, utf8: boolean): Outcome {
     const state = this.#state.sockets.get(socket);
     if (state === undefined) return [];
     const out: Action[] = [];
-    if (state.role === 'consumer') return consumerMessage(this.#state, state, frame, out);
-    if (state.phase === 'active') return authorityMessage(this.#state, state, frame, out);
-    return authMessage(this.#state, state, frame, out);
+    if (state.role === 'consumer') return consumerMessage(this.#state, state, frame, utf8, out);
+    if (state.phase === 'active') return authorityMessage(this.#state, state, frame, utf8, out);
+    return authMessage(this.#state, state, frame, utf8, out);
   }
 
   /** The socket closed (by the peer, the network, or after a `close` action). Unknown sockets are ignored. */

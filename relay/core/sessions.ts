@@ -14,10 +14,51 @@ import {
   relayToConsumerText,
   sessionOpenText,
   welcomeText,
+  type AuthorityMessage,
+  type ConsumerMessage,
+  type Decoded,
   type Frame,
 } from './messages.js';
 import type { RelayState } from './room-state.js';
 import { close, REASON, type Action, type AuthoritySocket, type ConsumerSocket, type SocketId } from './room-types.js';
+import { authorityRelayTarget, consumerRelayLane, cutSession, NOT_CANONICAL, SIGNALING_LANE, spliceSession, utf8Text } from './splice.js';
+
+/** A relay frame given as bytes that passed the byte-level checks: forwarded spliced, never decoded. */
+interface RawRelay {
+  readonly type: 'relay';
+  readonly raw: Uint8Array;
+  readonly signaling: boolean;
+}
+
+const TOO_LARGE = { ok: false, code: CLOSE.INVALID, reason: 'message too large' } as const;
+const NOT_UTF8 = { ok: false, code: CLOSE.INVALID, reason: 'invalid UTF-8' } as const;
+
+/**
+ * A Consumer frame: canonical relay bytes as they are (the hot path, no
+ * wrapper), anything else fully decoded. `utf8`: `frame` is a text frame's bytes.
+ */
+function readConsumer(core: RelayState, frame: Frame, utf8: boolean): Decoded<ConsumerMessage> | RawRelay {
+  const max = core.policy.maxMessageBytes;
+  if (!utf8) return decodeConsumerMessage(frame, max);
+  const bytes = frame as Uint8Array;
+  if (bytes.length > max) return TOO_LARGE;
+  const lane = consumerRelayLane(bytes);
+  if (lane !== NOT_CANONICAL) return { type: 'relay', raw: bytes, signaling: lane === SIGNALING_LANE };
+  const text = utf8Text(bytes);
+  return text === undefined ? NOT_UTF8 : decodeConsumerMessage(text, max);
+}
+
+/** An Authority frame, likewise; a raw relay comes with the session it is addressed to. */
+function readAuthority(core: RelayState, frame: Frame, utf8: boolean): Decoded<AuthorityMessage | (RawRelay & { readonly session: string })> {
+  const max = core.policy.maxMessageBytes;
+  if (!utf8) return decodeAuthorityMessage(frame, max);
+  const bytes = frame as Uint8Array;
+  if (bytes.length > max) return TOO_LARGE;
+  const target = authorityRelayTarget(bytes);
+  if (target !== undefined) return { ok: true, message: { type: 'relay', raw: bytes, session: target.session, signaling: target.signaling } };
+  const text = utf8Text(bytes);
+  return text === undefined ? NOT_UTF8 : decodeAuthorityMessage(text, max);
+}
 
 /** A new Consumer socket (ID already validated): refused when capped or offline, else given a fresh session. */
 export function openConsumer(core: RelayState, out: Action[], socket: SocketId, authorityId: string): Action[] {
@@ -46,11 +87,13 @@ export function openConsumer(core: RelayState, out: Action[], socket: SocketId, 
   return out;
 }
 
-export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: Frame, out: Action[]): Action[] {
+export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: Frame, utf8: boolean, out: Action[]): Action[] {
   if (!core.rates.take(state.bucket)) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
-  const decoded = decodeConsumerMessage(frame, core.policy.maxMessageBytes);
-  if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
-  const message = decoded.message;
+  const decoded = readConsumer(core, frame, utf8);
+  let message: ConsumerMessage | RawRelay;
+  if ('raw' in decoded) message = decoded;
+  else if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
+  else message = decoded.message;
   if (message.type === 'ping') {
     out.push({ type: 'send', socket: state.id, text: PONG_TEXT });
     return out;
@@ -64,12 +107,13 @@ export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: 
   if (verdict === 'exhausted') return core.close(out, state, CLOSE.RELAY_DISABLED, REASON.budget);
   const authority = core.rooms.get(state.authorityId)?.authority;
   if (authority === undefined) return core.close(out, state, CLOSE.OFFLINE, REASON.offline);
-  out.push({ type: 'send', socket: authority.id, text: relayToAuthorityText(state.session, message.data, message.signaling) });
+  const text = 'raw' in message ? spliceSession(message.raw, state.session, core.allocate) : relayToAuthorityText(state.session, message.data, message.signaling);
+  out.push({ type: 'send', socket: authority.id, text });
   return out;
 }
 
-export function authorityMessage(core: RelayState, state: AuthoritySocket, frame: Frame, out: Action[]): Action[] {
-  const decoded = decodeAuthorityMessage(frame, core.policy.maxMessageBytes);
+export function authorityMessage(core: RelayState, state: AuthoritySocket, frame: Frame, utf8: boolean, out: Action[]): Action[] {
+  const decoded = readAuthority(core, frame, utf8);
   if (!decoded.ok) return core.close(out, state, decoded.code, decoded.reason);
   const message = decoded.message;
   if (message.type === 'ping' || message.type === 'pong') {
@@ -98,6 +142,7 @@ export function authorityMessage(core: RelayState, state: AuthoritySocket, frame
     return core.close(out, state, CLOSE.RELAY_DISABLED, REASON.relayDisabled);
   }
   if (verdict === 'exhausted') return core.close(out, consumer, CLOSE.RELAY_DISABLED, REASON.budget);
-  out.push({ type: 'send', socket: consumer.id, text: relayToConsumerText(message.data, message.signaling) });
+  const text = 'raw' in message ? cutSession(message.raw, core.allocate) : relayToConsumerText(message.data, message.signaling);
+  out.push({ type: 'send', socket: consumer.id, text });
   return out;
 }

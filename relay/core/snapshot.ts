@@ -71,6 +71,7 @@ export function restoreSocket(core: RelayState, socket: SocketId, snapshot: unkn
     deadline: snap.phase === 'challenged' ? snap.deadline : 0,
     bucket: core.rates.bucket(now),
     ended: new Map(),
+    held: undefined,
   };
   core.sockets.set(socket, state);
   if (snap.phase === 'challenged') {

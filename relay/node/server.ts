@@ -12,6 +12,7 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 /** Interval of WebSocket-level pings; a socket that misses one pong is dropped. */
 export const HEARTBEAT_MS = 30_000;
+const TEXT_FRAME = { binary: false } as const;
 
 export interface NodeBridgeOptions {
   /** Default 8787; 0 picks a free port. */
@@ -42,15 +43,37 @@ export interface NodeBridge {
 }
 
 /**
- * `ws` closes a socket itself on a frame over `maxPayload` (1009) or invalid
- * UTF-8 (1007); the protocol says 4400 for an invalid message.
+ * `ws` closes a socket itself on a frame over `maxPayload` (1009); the
+ * protocol says 4400 for an invalid message. (It does not check UTF-8 here:
+ * the core does, see `skipUTF8Validation` below.)
  */
 class RelaySocket extends WebSocket {
   override close(code?: number, data?: string | Buffer): void {
     if (code === 1009) super.close(CLOSE.INVALID, 'message too large');
-    else if (code === 1007) super.close(CLOSE.INVALID, 'invalid UTF-8');
     else super.close(code, data);
   }
+}
+
+const SLAB_BYTES = 256 * 1024;
+
+/**
+ * Uninitialized memory for forwarded frames, sliced from 256 KiB slabs (a
+ * frame over an eighth of that gets its own). Like Node's own 8 KiB pool,
+ * larger: a slab is never reused, it goes when its last slice was written.
+ */
+function slabAllocator(): (size: number) => Buffer {
+  let slab = Buffer.allocUnsafeSlow(0);
+  let used = 0;
+  return (size) => {
+    if (size > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(size);
+    if (used + size > slab.length) {
+      slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      used = 0;
+    }
+    const slice = slab.subarray(used, used + size);
+    used = (used + size + 7) & ~7;
+    return slice;
+  };
 }
 
 function formatUrl(host: string, port: number): string {
@@ -73,6 +96,8 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     ...(options.policy === undefined ? { env: options.env ?? {} } : { policy: options.policy }),
     ...(options.sharePage === undefined ? {} : { sharePage: options.sharePage }),
     ...(options.shareScript === undefined ? {} : { shareScript: options.shareScript }),
+    // Forwarded frames are slices of a shared slab: no allocation of their own, and ws sends a Buffer as it is.
+    allocate: slabAllocator(),
   });
   const sockets = new Map<string, WebSocket>();
   /** The TCP socket under each WebSocket, to batch writes. */
@@ -116,7 +141,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           const ws = sockets.get(action.socket);
           if (ws !== undefined && ws.readyState === WebSocket.OPEN) {
             cork(action.socket);
-            ws.send(action.text);
+            // A frame forwarded as the UTF-8 bytes it came in is still a text frame.
+            if (typeof action.text === 'string') ws.send(action.text);
+            else ws.send(action.text, TEXT_FRAME);
           }
           break;
         }
@@ -174,6 +201,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     maxPayload: core.policy.maxMessageBytes,
     perMessageDeflate: false,
     clientTracking: false,
+    // The core checks text frames itself (canonical relay frames are ASCII;
+    // anything else is decoded strictly, invalid UTF-8 being 4400).
+    skipUTF8Validation: true,
     WebSocket: RelaySocket,
   });
 
@@ -209,10 +239,11 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
       ws.on('error', () => {});
       ws.on('pong', () => awaitingPong.delete(ws));
       ws.on('message', (data: RawData, isBinary: boolean) => {
-        // The hot path: no closure per frame.
+        // The hot path: no closure per frame, and a text frame's bytes go to
+        // the core undecoded (it forwards canonical relay frames as bytes).
         let outcome: Outcome;
         try {
-          outcome = core.message(id, isBinary ? (data as Buffer) : (data as Buffer).toString('utf8'));
+          outcome = isBinary ? core.message(id, data as Buffer) : core.textMessage(id, data as Buffer);
         } catch (error) {
           fault(id, error);
           return;

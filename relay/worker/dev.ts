@@ -1,7 +1,8 @@
 /**
  * Runs the edge worker locally: bundles relay/worker/worker.ts into one ES
  * module and serves it with Miniflare (workerd) on 127.0.0.1, for the tests,
- * the bench and `node relay/worker/dev.ts`.
+ * the bench (which also reads workerd's memory and CPU from /proc) and
+ * `node relay/worker/dev.ts`.
  *
  * The bundle is made from the TypeScript sources, not from the tsc output in
  * build/, so it is always the code under test: rollup reads each `.ts` file
@@ -10,7 +11,7 @@
  * build/ to test by mistake. The deployable bundle for wrangler comes from
  * `npm run build` instead (docs/relay-worker.md).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,6 @@ import { Miniflare } from 'miniflare';
 import { rollup, type Plugin } from 'rollup';
 import { isRelayPolicyError, parsePolicy, POLICY_DEFAULTS } from '../core/index.js';
 import { isMainModule, parsePort } from '../node/run.js';
-import { measureRelayThroughput, type ThroughputResult } from './throughput.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ENTRY = resolve(HERE, 'worker.ts');
@@ -38,6 +38,8 @@ export interface WorkerBridgeOptions {
 export interface WorkerBridge {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
+  /** The workerd process serving it (Linux, from /proc; `undefined` elsewhere), for {@link processStats}. */
+  readonly pid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -116,7 +118,7 @@ export async function startWorkerBridge(options: WorkerBridgeOptions = {}): Prom
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) bindings[name] = value;
   parsePolicy(bindings);
   const onLog = options.onLog ?? defaultLog;
-  const mf = new Miniflare({
+  const { mf, url, pid } = await startMiniflare({
     modules: true,
     script: await bundleWorker(),
     compatibilityDate: compatibilityDate(),
@@ -128,28 +130,61 @@ export async function startWorkerBridge(options: WorkerBridgeOptions = {}): Prom
       onLog(log.level, log.message);
     },
   });
-  let url: URL;
+  return { url: url.origin, pid, close: () => mf.dispose() };
+}
+
+/**
+ * Starts Miniflare with these options and finds the workerd process it
+ * spawned (the new `workerd` child of this process). The bench also starts a
+ * bare Durable Object through it, as the runtime's own cost per socket.
+ */
+export async function startMiniflare(options: ConstructorParameters<typeof Miniflare>[0]): Promise<{ mf: Miniflare; url: URL; pid: number | undefined }> {
+  const before = workerdChildren();
+  const mf = new Miniflare(options);
   try {
-    url = await mf.ready;
+    const url = await mf.ready;
+    const spawned = [...workerdChildren()].filter((pid) => !before.has(pid));
+    return { mf, url, pid: spawned.length === 1 ? spawned[0] : undefined };
   } catch (error) {
     await mf.dispose().catch(() => undefined);
     throw error;
   }
-  return { url: url.origin, close: () => mf.dispose() };
+}
+
+/** PIDs of this process's `workerd` children (Linux; empty elsewhere). */
+function workerdChildren(): Set<number> {
+  const found = new Set<number>();
+  if (!existsSync('/proc/self/stat')) return found;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      if (comm === 'workerd' && ppid === process.pid) found.add(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
 }
 
 /**
- * `BENCH relay_worker_msgs_per_s`: Consumer → Authority relay messages per
- * second through a local worker (rate limits lifted so the bridge, not the
- * policy, is measured).
+ * A process's resident memory (KB, `VmRSS`) and CPU time used so far (ms,
+ * user + system) from /proc: how the bench measures workerd from outside,
+ * since a Durable Object cannot report its runtime's memory.
  */
-export async function measureWorkerThroughput(options: { readonly messages?: number } = {}): Promise<ThroughputResult> {
-  const bridge = await startWorkerBridge({ env: { RATE_LIMIT_PER_SECOND: '1000000000', RATE_LIMIT_BURST: '1000000000' } });
-  try {
-    return await measureRelayThroughput(bridge.url, options);
-  } finally {
-    await bridge.close();
-  }
+export function processStats(pid: number): { rssKb: number; cpuMs: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rss = /^VmRSS:\s+([0-9]+) kB$/m.exec(status);
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (rss?.[1] === undefined || !Number.isFinite(ticks)) throw new Error(`/proc/${pid}: unexpected format`);
+  return { rssKb: Number(rss[1]), cpuMs: ticks * 10 };
 }
 
 /**

@@ -1,19 +1,26 @@
 /**
- * One Durable Object per Authority ID: the room. It owns a relay core for this
- * one room and applies the core's actions to hibernatable WebSockets.
+ * One Durable Object per Authority ID: the room. It accepts its clients'
+ * WebSockets itself with the Hibernation API (`ctx.acceptWebSocket`; the
+ * Worker only forwards the upgrade request, so no invocation lives per
+ * connection) and applies its relay core's actions to them.
  *
  * Hibernation drops this object's memory while its sockets stay open, so
  * nothing lives only in memory: each socket carries the core's snapshot of it
- * as its attachment (rewritten whenever the snapshot changes), the constructor
- * rebuilds the core from those attachments, and the authentication deadline
- * is a storage alarm (a timer would not survive) set to the earliest pending
- * deadline. A restored challenged Authority re-announces its deadline, so the
- * alarm needs no storage of its own.
+ * as its attachment (written when it is accepted and whenever the snapshot can
+ * have changed: an Authority's authentication, signaling counters), the
+ * constructor rebuilds the core from those attachments, and the
+ * authentication deadline is a storage alarm (a timer would not survive) set
+ * to the earliest pending deadline. A restored challenged Authority
+ * re-announces its deadline, so the alarm needs no storage of its own.
+ *
+ * A socket refused as it connects (allowlist, caps, Authority offline) is
+ * never made hibernatable: it is accepted in this request and closed at once.
+ * See docs/relay-worker.md for what workerd does with a socket that never sent
+ * a frame and is closed from another socket's event.
  */
 import { createRelayCore, type Action, type Outcome, type RelayCore, type SocketId } from '../core/index.js';
-import { UNSENDABLE_CLOSE_CODES } from './bridge.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
-import { stringBindings, upgradeResponse, webSocketPair, type DurableObjectState, type ServerWebSocket } from './runtime.js';
+import { closedSocketResponse, closeQuietly, stringBindings, upgradeResponse, webSocketPair, type DurableObjectState, type ServerWebSocket } from './runtime.js';
 
 /** A socket's attachment: its core socket ID and the core's snapshot; `null` once the bridge closed it. */
 interface Attachment {
@@ -30,9 +37,16 @@ function readAttachment(ws: ServerWebSocket): Attachment | undefined {
   }
 }
 
+/** How many room instances this isolate has constructed (tests read it through the logged wake line). */
+let instances = 0;
+
+const TEXT = new TextDecoder();
+const INTERNAL_ERROR = { code: 1011, reason: 'internal error' } as const;
+
 export class RoomObject {
   readonly #ctx: DurableObjectState;
   readonly #core: RelayCore;
+  readonly #instance = ++instances;
   readonly #sockets = new Map<SocketId, ServerWebSocket>();
   readonly #ids = new WeakMap<WebSocket, SocketId>();
   /** The snapshot JSON last written to each socket's attachment. */
@@ -41,10 +55,15 @@ export class RoomObject {
   readonly #deadlines = new Map<SocketId, number>();
   /** When the storage alarm is set to fire, as far as this instance set it. */
   #alarmAt: number | undefined;
+  /** Signaling counters are part of the snapshots: every relayed message may change one. */
+  readonly #countsSignaling: boolean;
+  /** Authorities whose saved snapshot is still `challenged`: their next frames change it. */
+  readonly #challenged = new Set<SocketId>();
 
   constructor(ctx: DurableObjectState, env: object) {
     this.#ctx = ctx;
     this.#core = createRelayCore({ env: stringBindings(env) });
+    this.#countsSignaling = this.#core.policy.bridgeMode === 'signaling-only';
     this.#restore();
   }
 
@@ -54,27 +73,41 @@ export class RoomObject {
     if (!isWebSocketUpgrade(request)) return toResponse(this.#core.http(described));
     const decision = this.#core.upgrade(described);
     if (!decision.accept) return toResponse(decision.response);
-    const [client, server] = webSocketPair();
-    this.#ctx.acceptWebSocket(server);
     const id = crypto.randomUUID();
+    let actions: Action[];
+    try {
+      actions = this.#core.open(id, decision.role, decision.authorityId);
+    } catch (error) {
+      console.error(`relay worker: open failed: ${error instanceof Error ? error.message : String(error)}`);
+      return closedSocketResponse(INTERNAL_ERROR.code, INTERNAL_ERROR.reason);
+    }
+    // Refused as it connects: closed in this request, never hibernatable.
+    const refusal = refusalOf(actions, id);
+    if (refusal !== undefined) return closedSocketResponse(refusal.code, refusal.reason);
+    const [client, server] = webSocketPair();
+    try {
+      this.#ctx.acceptWebSocket(server);
+    } catch (error) {
+      // The runtime's own cap on a Durable Object's sockets: undo the open, refuse the socket.
+      console.error(`relay worker: acceptWebSocket failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.#apply(this.#core.closed(id));
+      return closedSocketResponse(INTERNAL_ERROR.code, INTERNAL_ERROR.reason);
+    }
     this.#register(id, server);
-    this.#guard(id, () => this.#core.open(id, decision.role, decision.authorityId));
+    this.#save(id);
+    this.#apply(actions);
     return upgradeResponse(client);
   }
 
   async webSocketMessage(ws: ServerWebSocket, message: string | ArrayBuffer): Promise<void> {
     const id = this.#idOf(ws);
-    if (id !== undefined) await this.#guard(id, () => this.#core.message(id, message));
+    if (id !== undefined) await this.#guard(id, () => this.#core.message(id, message), true);
   }
 
   webSocketClose(ws: ServerWebSocket, code: number): void {
     this.#peerClosed(ws);
-    try {
-      // The Hibernation API expects the close handshake to be completed here.
-      ws.close(UNSENDABLE_CLOSE_CODES.has(code) ? 1000 : code);
-    } catch {
-      // Already closed.
-    }
+    // The Hibernation API expects the close handshake to be completed here.
+    closeQuietly(ws, code, '');
   }
 
   webSocketError(ws: ServerWebSocket): void {
@@ -88,7 +121,7 @@ export class RoomObject {
     for (const [id, deadline] of this.#deadlines) {
       if (deadline > now) continue;
       this.#deadlines.delete(id);
-      this.#guard(id, () => this.#core.timer(id));
+      void this.#guard(id, () => this.#core.timer(id), false);
     }
     this.#schedule();
   }
@@ -103,11 +136,12 @@ export class RoomObject {
       if (attachment === undefined) continue;
       this.#register(attachment.id, ws);
       this.#saved.set(attachment.id, JSON.stringify(attachment.snapshot));
+      if ((attachment.snapshot as { phase?: unknown }).phase === 'challenged') this.#challenged.add(attachment.id);
       restored.push(attachment);
     }
     if (restored.length === 0) return;
-    console.log(`relay worker: room woke, restoring ${restored.length} socket(s)`);
-    for (const { id, snapshot } of restored) this.#guard(id, () => this.#core.restore(id, snapshot));
+    console.log(`relay worker: room woke (instance ${this.#instance} of this isolate), restoring ${restored.length} socket(s)`);
+    for (const { id, snapshot } of restored) void this.#guard(id, () => this.#core.restore(id, snapshot), false);
   }
 
   #register(id: SocketId, ws: ServerWebSocket): void {
@@ -126,13 +160,14 @@ export class RoomObject {
   #peerClosed(ws: ServerWebSocket): void {
     const id = this.#idOf(ws);
     if (id === undefined) return;
-    this.#guard(id, () => this.#core.closed(id));
+    void this.#guard(id, () => this.#core.closed(id), false);
     this.#forget(id);
   }
 
   #forget(id: SocketId): void {
     this.#sockets.delete(id);
     this.#saved.delete(id);
+    this.#challenged.delete(id);
   }
 
   // ---- applying the core's decisions ----------------------------------------
@@ -141,22 +176,31 @@ export class RoomObject {
    * Runs one core event for `id` and applies its actions. The core decodes
    * defensively and does not throw; should this adapter fail anyway, only the
    * socket in question is closed (1011), never the object with its room.
+   * `fromSocket`: the event is a frame from `id`, which may change its snapshot.
    */
-  #guard(id: SocketId, event: () => Outcome): void | Promise<void> {
+  #guard(id: SocketId, event: () => Outcome, fromSocket: boolean): void | Promise<void> {
     try {
       const outcome = event();
-      if (Array.isArray(outcome)) return this.#apply(outcome, id);
-      return outcome.then((actions) => this.#apply(actions, id)).catch((error: unknown) => this.#fail(id, error));
+      if (Array.isArray(outcome)) return this.#settle(id, outcome, fromSocket);
+      return outcome.then((actions) => this.#settle(id, actions, fromSocket)).catch((error: unknown) => this.#fail(id, error));
     } catch (error) {
       this.#fail(id, error);
     }
+  }
+
+  #settle(id: SocketId, actions: readonly Action[], fromSocket: boolean): void {
+    this.#apply(actions);
+    // An Authority's first frames change its phase; in signaling-only mode a
+    // relayed message changes a counter of the sender or of the session it goes to.
+    if (fromSocket && (this.#countsSignaling || this.#challenged.has(id))) this.#save(id);
+    if (this.#countsSignaling) for (const action of actions) if (action.type === 'send' && action.socket !== id) this.#save(action.socket);
   }
 
   #fail(id: SocketId, error: unknown): void {
     console.error(`relay worker: socket event failed: ${error instanceof Error ? error.message : String(error)}`);
     const ws = this.#sockets.get(id);
     try {
-      this.#apply(this.#core.closed(id), id);
+      this.#apply(this.#core.closed(id));
     } catch {
       // The socket is closed below regardless.
     }
@@ -164,19 +208,20 @@ export class RoomObject {
     closeSocket(ws, 1011, 'internal error');
   }
 
-  #apply(actions: readonly Action[], event: SocketId): void {
+  #apply(actions: readonly Action[]): void {
     let timers = false;
-    const touched = new Set<SocketId>([event]);
     for (const action of actions) {
       switch (action.type) {
-        case 'send':
-          touched.add(action.socket);
+        case 'send': {
+          const ws = this.#sockets.get(action.socket);
+          if (ws === undefined) break;
           try {
-            this.#sockets.get(action.socket)?.send(action.text);
+            ws.send(typeof action.text === 'string' ? action.text : TEXT.decode(action.text));
           } catch {
             // Closing: its close event tells the core.
           }
           break;
+        }
         case 'close': {
           const ws = this.#sockets.get(action.socket);
           this.#forget(action.socket);
@@ -192,7 +237,6 @@ export class RoomObject {
           break;
       }
     }
-    for (const id of touched) this.#save(id);
     if (timers) this.#schedule();
   }
 
@@ -201,6 +245,8 @@ export class RoomObject {
     const ws = this.#sockets.get(id);
     const snapshot = ws === undefined ? undefined : this.#core.snapshot(id);
     if (ws === undefined || snapshot === undefined) return;
+    if (snapshot.role === 'authority' && snapshot.phase === 'challenged') this.#challenged.add(id);
+    else this.#challenged.delete(id);
     const json = JSON.stringify(snapshot);
     if (this.#saved.get(id) === json) return;
     this.#saved.set(id, json);
@@ -224,13 +270,19 @@ export class RoomObject {
   }
 }
 
+/** The close that refuses `id` as it connects, if the core refused it. */
+function refusalOf(actions: readonly Action[], id: SocketId): { code: number; reason: string } | undefined {
+  for (const action of actions) if (action.type === 'close' && action.socket === id) return action;
+  return undefined;
+}
+
 /** Closes a socket the bridge is done with; its attachment is cleared so a wake does not restore it. */
 function closeSocket(ws: ServerWebSocket | undefined, code: number, reason: string): void {
   if (ws === undefined) return;
   try {
     ws.serializeAttachment(null);
-    ws.close(code, reason);
   } catch {
     // Already closed.
   }
+  closeQuietly(ws, code, reason);
 }

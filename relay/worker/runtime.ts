@@ -59,3 +59,24 @@ export function stringBindings(env: object): Record<string, string> {
   for (const [name, value] of Object.entries(env)) if (typeof value === 'string') out[name] = value;
   return out;
 }
+
+/** Close codes a peer may report but an endpoint may not send. */
+const UNSENDABLE_CLOSE_CODES: ReadonlySet<number> = new Set([1005, 1006, 1015]);
+
+/** Closes `ws` with `code` (1000 for one that may not be sent); a socket already closed is left alone. */
+export function closeQuietly(ws: WebSocket, code: number, reason: string): void {
+  try {
+    if (UNSENDABLE_CLOSE_CODES.has(code)) ws.close(1000);
+    else ws.close(code, reason);
+  } catch {
+    // Already closed.
+  }
+}
+
+/** Answers a WebSocket upgrade with a socket accepted here (not hibernatable) and closed at once: how a refused client learns why. */
+export function closedSocketResponse(code: number, reason: string): Response {
+  const [client, server] = webSocketPair();
+  server.accept();
+  closeQuietly(server, code, reason);
+  return upgradeResponse(client);
+}

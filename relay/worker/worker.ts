@@ -4,14 +4,14 @@
  * The worker itself keeps no state: plain HTTP is answered by the core's
  * routes, and everything about one Authority ID (its WebSocket upgrades and
  * its presence) goes to that ID's room, a Durable Object addressed by
- * `idFromName(authorityId)`. Authority IDs are validated before any object is
- * addressed, so no object exists for a malformed ID.
+ * `idFromName(authorityId)`, which accepts the WebSocket itself (hibernatable).
+ * Authority IDs are validated before any object is addressed, so no object
+ * exists for a malformed ID.
  */
 import { CLOSE, createRelayCore, isAuthorityId, pathOf, RelayPolicyError, type RelayCore } from '../core/index.js';
-import { bridgeToRoom } from './bridge.js';
 import { describeRequest, isWebSocketUpgrade, toResponse } from './http.js';
 import { SHARE_APP_SCRIPT } from './share-app.js';
-import { stringBindings, upgradeResponse, webSocketPair, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
+import { closedSocketResponse, stringBindings, type DurableObjectNamespace, type DurableObjectStub } from './runtime.js';
 
 export { RoomObject } from './room-object.js';
 
@@ -47,14 +47,6 @@ function room(env: WorkerEnv, authorityId: string): DurableObjectStub {
   return env.ROOMS.get(env.ROOMS.idFromName(authorityId));
 }
 
-/** Accepts the upgrade only to close it at once: how a socket learns that its path was invalid. */
-function closedSocket(code: number, reason: string): Response {
-  const [client, server] = webSocketPair();
-  server.accept();
-  server.close(code, reason);
-  return upgradeResponse(client);
-}
-
 const PRESENCE = /^\/presence\/([^/]*)$/;
 
 async function handleRequest(request: Request, env: WorkerEnv): Promise<Response> {
@@ -66,8 +58,10 @@ async function handleRequest(request: Request, env: WorkerEnv): Promise<Response
   if (isWebSocketUpgrade(request)) {
     const decision = core.upgrade(described);
     if (!decision.accept) return toResponse(decision.response);
-    if (!isAuthorityId(decision.authorityId)) return closedSocket(CLOSE.INVALID, 'invalid authority id');
-    return bridgeToRoom(await room(env, decision.authorityId).fetch(request));
+    if (!isAuthorityId(decision.authorityId)) return closedSocketResponse(CLOSE.INVALID, 'invalid authority id');
+    // The room accepts the client's socket itself: its 101 response (and the
+    // socket in it) passes through untouched; nothing here lives on with it.
+    return room(env, decision.authorityId).fetch(request);
   }
   // Presence is the room's to answer (its core applies the same policy); any
   // other route, or an invalid ID, is answered here.

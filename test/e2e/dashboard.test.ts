@@ -9,11 +9,11 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKernel, WorkflowEngine } from '../../kernel/index.js';
-import checkpointsPlugin from '../../plugins/checkpoints/index.js';
+import { checkpointsPlugin } from '../../plugins/checkpoints/index.js';
 import { echoTransportPlugin } from '../support/echo-transport.js';
 import { gated, gateStarted, release } from '../support/engine-harness.js';
 import { jsonEvents } from './support/pi-events.js';
-import { createPiHome, PI_CLI, REPO_ROOT, runPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, PI_CLI, runPi, type PiHome } from './support/pi-cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 import { TmuxTerminal } from './tmux/terminal.js';
 
@@ -66,7 +66,7 @@ describe('/workflow in a pi process', () => {
   beforeAll(async () => {
     model = await startScriptedModel();
     pi = createPiHome(model);
-    await runPi(pi, ['install', REPO_ROOT]);
+    await installPackage(pi);
     runs = await createRuns(pi);
   });
   afterAll(async () => {
@@ -178,7 +178,8 @@ describe('/workflow in a pi process', () => {
         `  completed · deploy · ${runs.deploy} · phase ask · 1 agent: 1 completed`,
         `  completed · review · ${runs.review} · phase fix · 3 agents: 3 completed`,
         'Model aliases:',
-        '  (none)',
+        // The starter's dynamic aliases (dist/starter/index.js is one of the package's entries).
+        ...['developer-model', 'oracle-model', 'researcher-model', 'reviewer-model', 'scout-model'].map((alias) => `  ${alias} · dynamic · extension "reviewLoop starter" 1.0.0`),
         'This listing is read-only without a UI; change runs with the workflow tools (workflow_resume, workflow_stop, workflow_respond).',
         '',
       ].join('\n'),

@@ -1,9 +1,15 @@
-/** Fails the e2e run at once when dist/ holds no loadable host entry (run `npm run build` first). */
+/**
+ * Fails the e2e run at once when dist/ holds no loadable host entry (run
+ * `npm run build` first). With `PI_CLI=latest` it fetches the cached 1.x `pi`
+ * first, once for the whole run (test files run in parallel workers).
+ */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ensurePiLatest } from '../../scripts/pi-latest.js';
 
 export default async function setup(): Promise<void> {
+  if (process.env['PI_CLI'] === 'latest') ensurePiLatest();
   const entry = join(import.meta.dirname, '..', '..', 'dist', 'src', 'index.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const module = (await import(pathToFileURL(entry).href)) as { default?: unknown };

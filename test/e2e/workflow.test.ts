@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { createPiHome, REPO_ROOT, runPi, startPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, runPi, startPi, type PiHome } from './support/pi-cli.js';
 import { toolExecution } from './support/pi-events.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
@@ -28,7 +28,7 @@ describe('workflow tools in a pi process', () => {
   beforeAll(async () => {
     model = await startScriptedModel();
     pi = createPiHome(model);
-    await runPi(pi, ['install', REPO_ROOT]);
+    await installPackage(pi);
   });
   afterAll(async () => {
     pi.close();

@@ -135,7 +135,7 @@ describe('the function context', () => {
     h.engine.respond(h.cwd, handle.runId, 'fn-gate', true);
     const outcome = await handle.outcome;
     expect(outcome.state).toBe('completed');
-    expect(outcome.value).toEqual({ sh: 'fn-env', text: 'n=1', par: { a: 'pa', b: 2 }, pipe: { i: 'i:3' }, invoked: 42, agent: 'echo:ask', approved: true });
+    expect(outcome.value).toEqual({ sh: 'fn-env\n', text: 'n=1', par: { a: 'pa\n', b: 2 }, pipe: { i: 'i:3' }, invoked: 42, agent: 'echo:ask', approved: true });
     expect(h.snapshot(handle.runDir).phase).toBe('inside');
     expect(h.runEvents(handle.runDir)).toEqual([
       expect.objectContaining({ type: 'phase', phase: 'inside', path: ['fn:outer'] }),

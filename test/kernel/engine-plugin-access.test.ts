@@ -26,6 +26,7 @@ function probe(options: { settle?: 'halt'; onSegment?: (input: SegmentInput) => 
   const seen = { segments: [] as SegmentInput[], settled: [] as string[], access: undefined as RunAccess | undefined };
   const plugin: KernelPlugin = {
     name: 'probe',
+    provides: { launchOptions: ['budget'] },
     apply(kernel) {
       kernel.hooks.preparation.segment.tap('probe', (input) => {
         seen.segments.push(input);

@@ -31,28 +31,45 @@ describe('shell', () => {
     `);
     expect(outcome.state).toBe('completed');
     expect(outcome.value).toEqual({
-      ok: { exitCode: 0, stdout: 'out', stderr: 'err' },
-      bad: { exitCode: 3, stdout: 'partial', stderr: '' },
+      ok: { exitCode: 0, stdout: 'out\n', stderr: 'err\n' },
+      bad: { exitCode: 3, stdout: 'partial\n', stderr: '' },
     });
     const records = h.journal(outcome.runDir).filter((record) => record.kind === 'shell');
     expect(records.map((record) => record.value)).toEqual([
-      { exitCode: 0, stdout: 'out', stderr: 'err' },
-      { exitCode: 3, stdout: 'partial', stderr: '' },
+      { exitCode: 0, stdout: 'out\n', stderr: 'err\n' },
+      { exitCode: 3, stdout: 'partial\n', stderr: '' },
     ]);
+  });
+
+  it('returns stdout and stderr byte for byte: every trailing newline and CRLF kept', async () => {
+    const outcome = await h.run(`
+      const two = await shell("printf 'a\\n\\n'; printf 'e\\n\\n' 1>&2");
+      const crlf = await shell("printf 'w\\r\\n'; printf 'x\\r\\n' 1>&2; exit 4");
+      const none = await shell("printf 'no newline'");
+      const only = await shell("printf '\\n'");
+      return { two, crlf, none, only };
+    `);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.value).toEqual({
+      two: { exitCode: 0, stdout: 'a\n\n', stderr: 'e\n\n' },
+      crlf: { exitCode: 4, stdout: 'w\r\n', stderr: 'x\r\n' },
+      none: { exitCode: 0, stdout: 'no newline', stderr: '' },
+      only: { exitCode: 0, stdout: '\n', stderr: '' },
+    });
   });
 
   it('runs in the run cwd', async () => {
     const cwd = h.freshCwd('shellcwd');
     const handle = await h.engine.launch({ name: 'cwd', cwd, script: `return (await shell('pwd')).stdout;` });
     const outcome = await handle.outcome;
-    expect(outcome.value).toBe(realpathSync(cwd));
+    expect(outcome.value).toBe(`${realpathSync(cwd)}\n`);
   });
 
   it('merges string env overrides over the host environment', async () => {
     process.env['WF_HARNESS_HOST_VAR'] = 'from-host';
     try {
       const outcome = await h.run(`return (await shell('echo "$WF_OVERRIDE|$WF_HARNESS_HOST_VAR"', { env: { WF_OVERRIDE: 'over' } })).stdout;`);
-      expect(outcome.value).toBe('over|from-host');
+      expect(outcome.value).toBe('over|from-host\n');
     } finally {
       delete process.env['WF_HARNESS_HOST_VAR'];
     }
@@ -221,7 +238,7 @@ describe('parallel and pipeline', () => {
         c: () => agent('c'),
       });
     `);
-    expect(outcome.value).toEqual({ a: 1, b: 'b', c: 'echo:c' });
+    expect(outcome.value).toEqual({ a: 1, b: 'b\n', c: 'echo:c' });
     const keys = h.journal(outcome.runDir).map((record) => record.key as string).sort();
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^parallel:fan\/b\|/);
@@ -257,7 +274,7 @@ describe('parallel and pipeline', () => {
         (value, key) => value + '!',
       ]);
     `);
-    expect(outcome.value).toEqual({ i: 'i-10!', j: 'j-20!' });
+    expect(outcome.value).toEqual({ i: 'i-10\n!', j: 'j-20\n!' });
     const keys = h.journal(outcome.runDir).map((record) => record.key as string).sort();
     expect(keys[0]).toMatch(/^pipeline:pl\/i\/1\|/);
     expect(keys[1]).toMatch(/^pipeline:pl\/j\/1\|/);

@@ -76,7 +76,7 @@ describe('retry', () => {
     const child = await h.engine.retry(cwd, parent.runId, { expectedState: 'failed' });
     expect(child.runId).not.toBe(parent.runId);
     const outcome = await child.outcome;
-    expect(outcome).toMatchObject({ state: 'completed', value: { s: 'first', answer: 'echo:think', g: 1, who: 'me' } });
+    expect(outcome).toMatchObject({ state: 'completed', value: { s: 'first\n', answer: 'echo:think', g: 1, who: 'me' } });
     // The evidence record is the one first stored.
     expect((outcome.value as { e: unknown }).e).toEqual(parentEvidence);
     expect(lines(join(cwd, 'counter'))).toEqual(['a', 'b']);

@@ -118,7 +118,7 @@ describe('workflowCatalogIndex', () => {
 });
 
 describe('workflowCatalogDetail', () => {
-  it('returns one full function definition', () => {
+  it('returns one full function definition without the module source (agents read it)', () => {
     expect(workflowCatalogDetail('greet')).toEqual({
       name: 'greet',
       function: {
@@ -126,9 +126,10 @@ describe('workflowCatalogDetail', () => {
         description: 'Greets someone',
         input: greetInput,
         output: { type: 'string' },
-        extension: { headline: 'Everything', version: '2.1.0-beta.1', source: 'file:///ext/everything.js' },
+        extension: { headline: 'Everything', version: '2.1.0-beta.1' },
       },
     });
+    expect(JSON.stringify(workflowCatalogDetail('greet'))).not.toContain('file:');
   });
 
   it('returns every entry of an alias, winner first', () => {

@@ -93,13 +93,18 @@ describe('frame decoding', () => {
     }
   });
 
-  it('the first Authority message: auth, other (4401 for the room), 4406 before the signature, 4400 for shapes', () => {
+  it('the first Authority message: auth, other (4401 for the room), 4406 for any other proto, 4401 without a signature, 4403 for a bad one, 4400 for shapes', () => {
     expect(decodeAuthorityFirst('{"type":"auth","signature":"AAAA","proto":1}', 200)).toEqual({ ok: true, message: { type: 'auth', signature: 'AAAA' } });
     expect(decodeAuthorityFirst('{"type":"ping"}', 200)).toEqual({ ok: true, message: { type: 'other' } });
-    expect(decodeAuthorityFirst('{"type":"auth","proto":2}', 200)).toMatchObject({ ok: false, code: CLOSE.UNSUPPORTED_PROTO });
-    expect(decodeAuthorityFirst('{"type":"auth","proto":0,"signature":"AAAA"}', 200)).toMatchObject({ ok: false, code: CLOSE.UNSUPPORTED_PROTO });
-    for (const frame of ['{"type":"auth","proto":1.5,"signature":"AAAA"}', '{"type":"auth","proto":"1","signature":"AAAA"}', '{"type":"auth"}', '{"type":"auth","signature":"A A"}', '{']) {
-      expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.INVALID });
+    for (const frame of ['{"type":"auth","proto":2}', '{"type":"auth","proto":0,"signature":"AAAA"}', '{"type":"auth","proto":1.5,"signature":"AAAA"}', '{"type":"auth","proto":"1","signature":"AAAA"}']) {
+      expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.UNSUPPORTED_PROTO });
     }
+    for (const frame of ['{"type":"auth"}', '{"type":"auth","proto":1,"signature":null}', '{"type":"auth","signature":""}']) {
+      expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.AUTH_REQUIRED });
+    }
+    for (const frame of ['{"type":"auth","signature":"A A"}', '{"type":"auth","signature":["AAAA"]}']) {
+      expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.FORBIDDEN });
+    }
+    for (const frame of ['{', '[]', '{"type":1}']) expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.INVALID });
   });
 });

@@ -5,7 +5,8 @@
  * frame a client sends.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerBridge, type WorkerBridge } from '../../relay/worker/dev.js';
+import { WebSocket } from 'ws';
+import { startMiniflare, startWorkerBridge, type WorkerBridge } from '../../relay/worker/dev.js';
 import { authText, b64u, httpJson, newAuthorityKey, randomBytes, TestSocket, wsUrl, type AuthorityKey } from './behaviour/client.js';
 import { defineBehaviourSuite } from './behaviour/suite.js';
 
@@ -59,37 +60,45 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
   }
 
   it(
-    'is evicted after idling in hibernation and wakes with its room: the Consumer and the Authority still relay, the auth deadline still fires',
+    'a room with idle Consumers is evicted while hibernating and wakes with its room: every Consumer stays connected and relays, the auth deadline still fires',
     async () => {
       const auth = await authority();
-      const c = await consumer(auth);
-      await relaysBothWays(auth, c);
+      const chatty = await consumer(auth);
+      await relaysBothWays(auth, chatty);
+      // Consumers that never send anything before the room sleeps.
+      const idle = [await consumer(auth), await consumer(auth), await consumer(auth), await consumer(auth)];
       // A second connection for the same ID that never answers its challenge.
       const pending = connect(`/authority/${auth.key.id}`);
       await pending.expect('challenge');
       const pendingSince = Date.now();
 
       await new Promise((resolve) => setTimeout(resolve, EVICTION_IDLE_MS));
-      expect(logs.filter((line) => line.includes('room woke'))).toEqual([]);
+      const wakes = (): string[] => logs.filter((line) => line.includes('room woke'));
+      expect(wakes()).toEqual([]);
+      for (const socket of [auth.socket, chatty.socket, pending, ...idle.map((c) => c.socket)]) expect(socket.isOpen()).toBe(true);
 
-      // The first frame after the eviction wakes a new instance, rebuilt from the socket attachments.
-      await relaysBothWays(auth, c);
-      expect(logs.filter((line) => line.includes('room woke'))).toEqual(['relay worker: room woke, restoring 3 socket(s)']);
+      // The first frame after the eviction wakes a new instance (its constructor
+      // logs the wake), rebuilt from the socket attachments alone.
+      await relaysBothWays(auth, chatty);
+      expect(wakes()).toHaveLength(1);
+      expect(wakes()[0]).toMatch(/^relay worker: room woke \(instance \d+ of this isolate\), restoring 7 socket\(s\)$/);
+      for (const c of idle) await relaysBothWays(auth, c);
       expect((await httpJson(bridge.url, `/presence/${auth.key.id}`)).json).toEqual({ authorityId: auth.key.id, online: true });
-      c.socket.send({ type: 'ping' });
-      expect(await c.socket.next()).toEqual({ type: 'pong' });
+      idle[0]!.socket.send({ type: 'ping' });
+      expect(await idle[0]!.socket.next()).toEqual({ type: 'pong' });
       const late = await consumer(auth);
       await relaysBothWays(auth, late);
-      c.socket.close();
-      expect(await auth.socket.next()).toEqual({ type: 'session_close', session: c.session });
+      chatty.socket.close();
+      expect(await auth.socket.next()).toEqual({ type: 'session_close', session: chatty.session });
 
       // The restored challenged Authority keeps its original deadline (an alarm, not a timer).
       expect((await pending.closedWithin(21_000 - (Date.now() - pendingSince) + 3000)).code).toBe(4408);
       expect(Date.now() - pendingSince).toBeGreaterThanOrEqual(20_500);
       expect(auth.socket.isOpen()).toBe(true);
       await relaysBothWays(auth, late);
+      expect(wakes()).toHaveLength(1);
     },
-    EVICTION_IDLE_MS + 20_000,
+    EVICTION_IDLE_MS + 25_000,
   );
 
   it('survives every frame a client can send: only the sender is closed, the room and its other sessions go on', async () => {
@@ -123,21 +132,33 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
   });
 });
 
-describe('relay bridge (edge worker): MAX_CONNECTIONS counts the sockets of one room', () => {
-  let bridge: WorkerBridge;
+/**
+ * A worker bridge for one describe block, and sockets to it that are ended
+ * after the block. `closeTimeout`: see TestSocket.
+ */
+function workerBridge(env: Record<string, string>, closeTimeout?: number): { url(): string; connect(path: string): TestSocket } {
+  let bridge: WorkerBridge | undefined;
   const sockets: TestSocket[] = [];
   beforeAll(async () => {
-    bridge = await startWorkerBridge({ env: { MAX_CONNECTIONS: '3' } });
+    bridge = await startWorkerBridge({ env });
   });
   afterAll(async () => {
-    for (const socket of sockets) socket.close();
-    await bridge.close();
+    for (const socket of sockets) socket.ws.terminate();
+    await bridge?.close();
   });
-  const connect = (path: string): TestSocket => {
-    const socket = new TestSocket(wsUrl(bridge.url, path));
-    sockets.push(socket);
-    return socket;
+  const url = (): string => bridge!.url;
+  return {
+    url,
+    connect(path) {
+      const socket = new TestSocket(wsUrl(url(), path), {}, closeTimeout);
+      sockets.push(socket);
+      return socket;
+    },
   };
+}
+
+describe('relay bridge (edge worker): MAX_CONNECTIONS counts the sockets of one room', () => {
+  const { connect } = workerBridge({ MAX_CONNECTIONS: '3' });
 
   it('a full room refuses the next socket with 4429 while other rooms accept theirs', async () => {
     const full = await newAuthorityKey();
@@ -157,5 +178,93 @@ describe('relay bridge (edge worker): MAX_CONNECTIONS counts the sockets of one 
       expect(attempt, 'capacity is back').toBeLessThan(20);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  });
+});
+
+describe('relay bridge (edge worker): how sockets end', () => {
+  // Clients that wait 30 s for the server to end the TCP connection after the closing handshake (ws's default).
+  const { connect: patient } = workerBridge({ MAX_CONSUMERS_PER_AUTHORITY: '2' }, 30_000);
+
+  it('refused as they connect, or having spoken, sockets are closed at once; one that never spoke gets its close frame at once and the client ends the connection (workerd)', async () => {
+    const offline = patient(`/consumer/${(await newAuthorityKey()).id}`);
+    expect((await offline.closedWithin()).code).toBe(4404);
+
+    const key = await newAuthorityKey();
+    const auth = patient(`/authority/${key.id}`);
+    const challenge = await auth.expect('challenge');
+    auth.send({ type: 'auth', proto: 1, signature: await key.sign(authText(key.id, challenge['nonce'] as string)) });
+    await auth.expect('ready');
+    const spoke = patient(`/consumer/${key.id}`);
+    await spoke.expect('welcome');
+    spoke.send({ type: 'ping' });
+    await spoke.expect('pong');
+    const silent = patient(`/consumer/${key.id}`);
+    await silent.expect('welcome');
+    const full = patient(`/consumer/${key.id}`);
+    expect((await full.closedWithin()).code).toBe(4429);
+
+    auth.close();
+    expect((await spoke.closedWithin()).code).toBe(4404);
+    // workerd (pinned 1.20260730) delivers the close frame but does not end
+    // the TCP connection of a socket whose first frame is the client's reply
+    // to it (docs/relay-worker.md): the client is CLOSING, waiting for it.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(silent.ws.readyState).toBe(WebSocket.CLOSING);
+    silent.ws.terminate();
+    expect((await silent.closedWithin()).code).toBe(4404);
+  });
+});
+
+describe('workerd (pinned): closing a hibernatable socket from another socket\'s event, in a bare Durable Object', () => {
+  // The runtime behaviour docs/relay-worker.md ("Closing a silent socket") works around, without the relay.
+  const script = `
+export class Room {
+  constructor(ctx) { this.ctx = ctx; }
+  fetch(request) {
+    const role = new URL(request.url).pathname.slice(1);
+    const pair = new WebSocketPair();
+    if (role === 'plain') pair[1].accept(); else this.ctx.acceptWebSocket(pair[1], [role]);
+    if (role === 'plain') this.plain = pair[1];
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+  webSocketMessage(ws, message) {
+    if (message !== 'kick') return ws.send('ok');
+    for (const target of this.ctx.getWebSockets('target')) target.close(4404, 'kicked');
+    this.plain?.close(4404, 'kicked');
+  }
+  webSocketClose(ws, code) { ws.close(code === 1005 || code === 1006 ? 1000 : code); }
+}
+export default { fetch: (request, env) => env.ROOMS.get(env.ROOMS.idFromName('room')).fetch(request) };`;
+  let mf: Awaited<ReturnType<typeof startMiniflare>>['mf'] | undefined;
+  let url = '';
+  const sockets: TestSocket[] = [];
+  beforeAll(async () => {
+    const started = await startMiniflare({ modules: true, script, compatibilityDate: '2026-07-01', durableObjects: { ROOMS: { className: 'Room', useSQLite: true } }, host: '127.0.0.1', port: 0 });
+    mf = started.mf;
+    url = started.url.origin;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.ws.terminate();
+    await mf?.dispose();
+  });
+  const open = async (role: string): Promise<TestSocket> => {
+    const socket = new TestSocket(wsUrl(url, `/${role}`), {}, 30_000);
+    sockets.push(socket);
+    await socket.opened;
+    return socket;
+  };
+
+  it('a socket that never sent a frame gets the close frame but keeps its connection; one that spoke, or a non-hibernatable one, is closed', async () => {
+    const silent = await open('target');
+    const spoke = await open('target');
+    spoke.send('hello');
+    expect(await spoke.next()).toBe('ok');
+    const plain = await open('plain');
+    const kicker = await open('kicker');
+    kicker.send('kick');
+    expect((await spoke.closedWithin()).code).toBe(4404);
+    expect((await plain.closedWithin()).code).toBe(4404);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(silent.ws.readyState).toBe(WebSocket.CLOSING);
   });
 });

@@ -3,7 +3,7 @@
  * submitting a result derived from its prompt. For kernel unit tests only;
  * the real Pi transport has its own end-to-end tests.
  */
-import type { AgentTransport, CustomToolDefinition, KernelPlugin, SessionProgress, WorkflowSession } from '../../kernel/index.js';
+import { TRANSPORT_CAPABILITY, type AgentTransport, type CustomToolDefinition, type KernelPlugin, type SessionProgress, type WorkflowSession } from '../../kernel/index.js';
 import type { JsonValue } from '../../kernel/json.js';
 
 export interface EchoCall {
@@ -72,5 +72,9 @@ export function echoTransportPlugin(options: EchoTransportOptions = {}): KernelP
       return session;
     },
   };
-  return { name: 'echo-transport', apply: (kernel) => kernel.hooks.transport.select.tap('echo-transport', () => transport) };
+  return {
+    name: 'echo-transport',
+    provides: { capabilities: [TRANSPORT_CAPABILITY] },
+    apply: (kernel) => kernel.hooks.transport.select.tap('echo-transport', () => transport),
+  };
 }

@@ -3,6 +3,7 @@ import type { AgentCallOptions } from '../../kernel/contracts/agent-options.js';
 import type { CustomToolDefinition, ResolvedResources, SessionInput } from '../../kernel/contracts/setup.js';
 import type { AgentTransportContext } from '../../kernel/contracts/transport.js';
 import type { JsonValue } from '../../kernel/json.js';
+import { evaluateSelectors } from '../../kernel/settings/selector-eval.js';
 import { memoryRunAccess } from './run-access.js';
 
 export interface SessionSpec {
@@ -17,6 +18,16 @@ export interface SessionSpec {
   readonly excludeTools?: readonly string[];
   /** A nested child's parent ceiling. */
   readonly ceiling?: ResolvedResources;
+  /**
+   * The launching session's tools (`prepared.rootTools`). Given, `input.tools`
+   * becomes what the engine passes then: the concrete names the selectors
+   * keep of them, or `sessionTools` (a setup hook's list).
+   */
+  readonly rootTools?: readonly string[];
+  /** `input.tools` as a setup hook left it (default: what the engine would pass). */
+  readonly sessionTools?: readonly string[];
+  /** A setup hook's `resourcePolicy`. */
+  readonly resourcePolicy?: Readonly<Record<string, JsonValue>>;
   /** Context file selection (`prepared.contextFiles`). */
   readonly contextFiles?: boolean | readonly string[];
   readonly options?: AgentCallOptions;
@@ -33,16 +44,19 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
   const signal = spec.signal ?? new AbortController().signal;
   const tools = spec.tools ?? [];
   const settings = spec.settings ?? {};
+  const excluded = new Set(spec.excludeTools ?? []);
+  const resolved = spec.rootTools === undefined ? tools : evaluateSelectors(spec.rootTools, tools, 'tools', spec.ceiling?.tools).filter((name) => !excluded.has(name));
   const input: SessionInput = {
     cwd: spec.cwd,
     model: spec.model,
-    tools,
+    tools: spec.sessionTools ?? resolved,
     sessionLabel: 'test-agent',
     settings,
     options: spec.options ?? {},
     ...(spec.customTools === undefined ? {} : { customTools: spec.customTools }),
     ...(spec.extensionFactories === undefined ? {} : { extensionFactories: spec.extensionFactories }),
     ...(spec.ceiling === undefined ? {} : { ceiling: spec.ceiling }),
+    ...(spec.resourcePolicy === undefined ? {} : { resourcePolicy: spec.resourcePolicy }),
   };
   const context: AgentTransportContext = {
     run: { cwd: spec.cwd, sessionId: 's1', runId: 'r1', workflow: { name: 'test' }, args: null, signal },
@@ -61,6 +75,7 @@ export function sessionArgs(spec: SessionSpec): [SessionInput, AgentTransportCon
       ...(spec.systemPromptAppend === undefined ? {} : { systemPromptAppend: spec.systemPromptAppend }),
       ...(spec.turnControl === undefined ? {} : { turnControl: spec.turnControl }),
       ...(spec.contextFiles === undefined ? {} : { contextFiles: spec.contextFiles }),
+      ...(spec.rootTools === undefined ? {} : { rootTools: spec.rootTools }),
     },
   };
   return [input, context];

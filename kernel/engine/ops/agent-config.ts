@@ -7,6 +7,7 @@ import { WorkflowError } from '../../errors.js';
 import type { JsonValue } from '../../json.js';
 import type { AgentPreparation } from '../../contracts/preparation.js';
 import type { PreparedAgentSession } from '../../contracts/setup.js';
+import { evaluateSelectors } from '../../settings/selector-eval.js';
 
 export interface FrozenAgentConfiguration {
   readonly version: 1;
@@ -22,12 +23,21 @@ export interface FrozenAgentConfiguration {
   readonly settings: Readonly<Record<string, JsonValue>>;
 }
 
-export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: string): FrozenAgentConfiguration {
-  const model = prepared.model ?? '';
+/** The label of an agent whose effective model is not known until its session exists. */
+export const PENDING_LABEL = 'agent';
+
+/**
+ * The configuration to persist. Without a prepared model the agent runs on
+ * the root model (`rootModel`: the launching session's), frozen here so that
+ * resume and retry keep it whatever the root model is then. The label is the
+ * call's or a hook's, else the handle name, else the effective model.
+ */
+export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: string, rootModel: string | undefined): FrozenAgentConfiguration {
+  const model = prepared.model ?? rootModel ?? '';
   return {
     version: 1,
     model,
-    label: prepared.label ?? (fallbackLabel || model || 'agent'),
+    label: prepared.label ?? (fallbackLabel || model || PENDING_LABEL),
     skills: [...prepared.skills],
     extensions: [...prepared.extensions],
     tools: [...prepared.tools],
@@ -37,6 +47,15 @@ export function freezeConfiguration(prepared: AgentPreparation, fallbackLabel: s
     ...(prepared.contextFiles === undefined ? {} : { contextFiles: prepared.contextFiles }),
     settings: { ...prepared.settings },
   };
+}
+
+/**
+ * A configuration frozen before any model was known (no root model), once the
+ * transport reports the concrete model its session runs: the model, and the
+ * label when it was only the placeholder.
+ */
+export function withSessionModel(config: FrozenAgentConfiguration, model: string): FrozenAgentConfiguration {
+  return { ...config, model, label: config.label === PENDING_LABEL ? model : config.label };
 }
 
 /** A stored configuration read back from a snapshot; old shapes fail closed. */
@@ -55,17 +74,31 @@ function contextSelection(value: JsonValue | undefined): boolean | readonly stri
   return undefined;
 }
 
-export function preparedSession(config: FrozenAgentConfiguration, turnControl: string | undefined): PreparedAgentSession {
+/**
+ * Core tool resolution before setup hooks (spec 2 AgentSetupHook: hooks run
+ * after concrete tool resolution): the prepared selectors evaluated against
+ * the root candidate set, inside a nested child's parent ceiling, without the
+ * excluded names. Undefined when the root's tools are not known.
+ */
+export function resolveRootTools(config: FrozenAgentConfiguration, rootTools: readonly string[] | undefined, ceiling: readonly string[] | undefined): string[] | undefined {
+  if (rootTools === undefined) return undefined;
+  const excluded = new Set(config.excludeTools);
+  return evaluateSelectors(rootTools, config.tools, 'tools', ceiling).filter((name) => !excluded.has(name));
+}
+
+/** Immutable: a setup hook cannot widen the agent by editing what preparation resolved. */
+export function preparedSession(config: FrozenAgentConfiguration, turnControl: string | undefined, rootTools?: readonly string[]): PreparedAgentSession {
   const contextFiles = contextSelection(config.contextFiles);
-  return {
+  return Object.freeze({
     model: config.model,
-    tools: config.tools,
-    skills: config.skills,
-    extensions: config.extensions,
-    excludeTools: config.excludeTools,
+    tools: Object.freeze([...config.tools]),
+    skills: Object.freeze([...config.skills]),
+    extensions: Object.freeze([...config.extensions]),
+    excludeTools: Object.freeze([...config.excludeTools]),
     ...(config.systemPrompt === undefined ? {} : { systemPrompt: config.systemPrompt }),
     ...(config.systemPromptAppend === undefined ? {} : { systemPromptAppend: config.systemPromptAppend }),
-    ...(contextFiles === undefined ? {} : { contextFiles }),
+    ...(contextFiles === undefined ? {} : { contextFiles: typeof contextFiles === 'boolean' ? contextFiles : Object.freeze([...contextFiles]) }),
     ...(turnControl === undefined ? {} : { turnControl }),
-  };
+    ...(rootTools === undefined ? {} : { rootTools: Object.freeze([...rootTools]) }),
+  });
 }

@@ -14,6 +14,7 @@ import type { Segment } from '../segment.js';
 import { thawConfiguration, type FrozenAgentConfiguration } from './agent-config.js';
 import type { AgentRunEnv } from './agent-runner.js';
 import type { RunAccess } from '../../contracts/run-access.js';
+import type { AgentLease } from '../scheduler.js';
 
 export interface AgentEnvDeps {
   readonly kernel: Kernel;
@@ -25,7 +26,7 @@ export interface AgentEnvDeps {
   readonly settings: Readonly<Record<string, JsonValue>>;
   readonly handleSessions: Map<string, WorkflowSession>;
   breadcrumb(path: readonly string[]): string[];
-  admit(signal: AbortSignal): Promise<() => void>;
+  admit(signal: AbortSignal): Promise<AgentLease>;
   /** True once the segment ended: a stopped run's agents keep their persisted state. */
   ended(): boolean;
   readonly access: RunAccess;
@@ -73,7 +74,7 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
   const persistQueued = (options: AgentWrite = {}) => {
     if (!queuedPending) return false;
     queuedPending = false;
-    record.setAgent({ ...summary(place.label, 0, ZERO), state: 'queued' }, options);
+    record.setAgent({ ...summary(current.label, 0, ZERO), state: 'queued' }, options);
     return true;
   };
   const persistRunning = (options: AgentWrite = {}) => {
@@ -103,10 +104,15 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     settings: deps.settings,
     frozen: (key) => {
       const config = parentId !== undefined ? childConfigs.get(key) : stored(key);
-      if (config) persistQueued();
+      if (config) {
+        current = { ...current, label: config.label };
+        persistQueued();
+      }
       return config;
     },
     freeze: (key, config) => {
+      // The frozen label names the agent from its first persisted state on.
+      current = { ...current, label: config.label };
       if (parentId !== undefined) {
         childConfigs.set(key, config);
         return void persistQueued();

@@ -10,7 +10,7 @@ import type { AgentCallOptions } from '../../contracts/agent-options.js';
 import type { WorkflowSession } from '../../contracts/transport.js';
 import type { AgentUsage } from '../journal-record.js';
 import type { Scope } from '../keys.js';
-import { admit, Slots } from '../scheduler.js';
+import { lease, Slots } from '../scheduler.js';
 import type { ScopeCwds } from '../scope-cwds.js';
 import { parseAgentArgs } from './agent-options.js';
 import { createAgentEnv, type AgentEnvDeps } from './agent-env.js';
@@ -45,7 +45,7 @@ export class AgentOps {
     this.#deps = deps;
     this.#step = step;
     const runSlots = new Slots(deps.concurrency);
-    this.#env = { ...deps, handleSessions: this.#sessions, admit: (signal) => admit(runSlots, deps.agentSlots, signal) };
+    this.#env = { ...deps, handleSessions: this.#sessions, admit: (signal) => lease(runSlots, deps.agentSlots, signal) };
   }
 
   agent(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {

@@ -16,10 +16,11 @@ import type { Kernel } from '../../kernel.js';
 import type { AgentUsage } from '../journal-record.js';
 import type { Segment } from '../segment.js';
 import { recordSystemPrompt } from '../system-prompts.js';
-import { freezeConfiguration, preparedSession, type FrozenAgentConfiguration } from './agent-config.js';
+import { freezeConfiguration, preparedSession, resolveRootTools, withSessionModel, type FrozenAgentConfiguration } from './agent-config.js';
 import { initialPreparation } from './agent-options.js';
 import { ChildAgents } from './nested-agents.js';
 import type { RunAccess } from '../../contracts/run-access.js';
+import type { AgentLease } from '../scheduler.js';
 
 export interface AgentRequest {
   readonly prompt: string;
@@ -46,7 +47,7 @@ export interface AgentRunEnv {
   frozen(configKey: string): FrozenAgentConfiguration | undefined;
   /** Persists the configuration before any session exists. */
   freeze(configKey: string, config: FrozenAgentConfiguration): void;
-  admit(signal: AbortSignal): Promise<() => void>;
+  admit(signal: AbortSignal): Promise<AgentLease>;
   /** An attempt begins; its `running` state is persisted by `started` (or before any other state). */
   onAttempt(attempt: number, label: string, usage: AgentUsage): void;
   /** The attempt has its session: persists `running`, with the reference of a new session. */
@@ -58,7 +59,7 @@ export interface AgentRunEnv {
   readonly handleSessions?: Map<string, WorkflowSession>;
   /** The environment of a nested child of this agent. */
   forChild(agentId: string): AgentRunEnv;
-  /** The agent waits on a child (true) or works again (false). */
+  /** Persists `waiting_for_child` (true) or `running` again (false). */
   waiting(waiting: boolean): void;
   /** Records the call's final agent state. */
   finished(state: 'completed' | 'failed' | 'cancelled', usage?: AgentUsage): void;
@@ -100,7 +101,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
     agentDir: env.agentDir,
     projectTrusted: env.projectTrusted,
     defaults: env.segment.defaults,
-    capabilities: { tools: [], skills: [], extensions: [] },
+    capabilities: { tools: env.segment.inventory.rootTools ?? [], skills: [], extensions: [] },
     knownModels: env.segment.inventory.knownModels,
     availableModels: env.segment.inventory.availableModels,
     signal,
@@ -108,7 +109,7 @@ async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSig
     segment: env.segment.token,
     identity: request.identity,
   });
-  const config = freezeConfiguration(prepared, request.identity.handle ?? '');
+  const config = freezeConfiguration(prepared, request.identity.handle ?? '', env.segment.defaults.model);
   env.freeze(request.configKey, config);
   return config;
 }
@@ -169,7 +170,7 @@ async function runTurn(
 }
 
 export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
-  const config = await prepare(env, request, signal);
+  let config = await prepare(env, request, signal);
   const attempts = (request.options.retries ?? 0) + 1;
   let usage = ZERO;
   let lastError: unknown;
@@ -177,7 +178,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
     const turnControl =
       attempt === 1 ? undefined : `Attempt ${attempt} of ${attempts}. The previous attempt failed: ${messageOf(lastError)}. Finish the task and submit the result with the workflow_result tool.`;
-    const release = await env.admit(signal);
+    const lease = await env.admit(signal);
     let session: WorkflowSession | undefined = env.handleSessions?.get(request.configKey);
     let keep = false;
     const children = new ChildAgents(
@@ -187,7 +188,14 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
           const ceiling = session?.resources?.();
           return runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId, ...(ceiling ? { ceiling } : {}) }, childSignal);
         },
-        waiting: (waiting) => env.waiting(waiting),
+        suspend: () => {
+          env.waiting(true);
+          lease.suspend();
+        },
+        resume: async () => {
+          await lease.resume(signal);
+          env.waiting(false);
+        },
       },
       signal,
     );
@@ -195,7 +203,8 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       env.onAttempt(attempt, config.label, usage);
       const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
       if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi transport plugin)');
-      const prepared = preparedSession(config, turnControl);
+      const rootTools = env.segment.inventory.rootTools;
+      const prepared = preparedSession(config, turnControl, rootTools);
       const context = { run: env.run, settings: config.settings, identity: request.identity, attempt, signal, access: env.access };
       // Setup failures stop the call: they are not native-session failures, so they are not retried.
       const setup = await env.kernel.hooks.setup.setup.promise(
@@ -208,7 +217,8 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
             cwd: env.cwd,
             agentDir: env.agentDir,
             model: config.model,
-            tools: config.tools,
+            // Concrete names when the root's tools are known (setup hooks narrow those); else the prepared selectors.
+            tools: resolveRootTools(config, rootTools, request.ceiling?.tools) ?? config.tools,
             sessionLabel: config.label,
             settings: config.settings,
             options: request.options,
@@ -222,6 +232,12 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       if (session) env.started(attempt, undefined);
       else {
         session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared, projectTrusted: env.projectTrusted });
+        // No root model was known: freeze the one the session really runs, before its state names it.
+        const model = config.model === '' ? session.model?.() : undefined;
+        if (model !== undefined && model !== '') {
+          config = withSessionModel(config, model);
+          env.freeze(request.configKey, config);
+        }
         env.started(attempt, session.reference);
         // The run may have stopped while the session was being built.
         if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
@@ -253,7 +269,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       if (isFinal(error) || attempt === attempts) throw error;
     } finally {
       children.close();
-      release();
+      lease.release();
       if (!keep && session) {
         env.handleSessions?.delete(request.configKey);
         await session.dispose();

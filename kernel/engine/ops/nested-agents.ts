@@ -18,8 +18,10 @@ export const COLLECT_TOOL = 'get_subagent_result';
 /** What the runner offers the child registry: run one child to its result. */
 export interface ChildRunner {
   run(request: { prompt: string; options: AgentCallOptions; identity: AgentIdentity; agentId: string }, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }>;
-  /** The parent waits on a child (true) or goes back to work (false). */
-  waiting(waiting: boolean): void;
+  /** The parent waits on a child: `waiting_for_child`, and its slots go to whoever is queued (the child among them). */
+  suspend(): void;
+  /** The parent works again once it holds its slots again. */
+  resume(): Promise<void>;
 }
 
 interface Child {
@@ -57,6 +59,8 @@ export class ChildAgents {
   readonly #occurrences = new Map<string, number>();
   readonly #abort = new AbortController();
   #spawned = 0;
+  /** Collects in progress: the parent waits while any is. */
+  #waiting = 0;
   #usage: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   readonly #parent: { readonly agentId: string; readonly identity: AgentIdentity };
   readonly #runner: ChildRunner;
@@ -75,7 +79,9 @@ export class ChildAgents {
   spawn(params: JsonValue): { id: string; label: string } {
     const { prompt: rawPrompt, label: rawLabel, ...rest } = (params ?? {}) as Record<string, JsonValue>;
     const { prompt, options } = parseAgentArgs([rawPrompt, rest], 'agent tool');
-    const label = typeof rawLabel === 'string' && rawLabel.trim() !== '' ? rawLabel.trim() : options.model ?? 'child';
+    const given = typeof rawLabel === 'string' && rawLabel.trim() !== '' ? rawLabel.trim() : undefined;
+    // The identity needs a label now; without one, the display label is the child's effective model once prepared.
+    const label = given ?? options.model ?? 'child';
     this.#spawned += 1;
     const occurrence = this.#occurrences.get(label) ?? 0;
     this.#occurrences.set(label, occurrence + 1);
@@ -83,7 +89,7 @@ export class ChildAgents {
     const { handle: _handle, turn: _turn, ...inherited } = this.#parent.identity;
     const identity: AgentIdentity = { ...inherited, callSite, occurrence };
     const id = `${callSite}#${occurrence}`;
-    const outcome = this.#runner.run({ prompt, options: { ...options, label }, identity, agentId: id }, this.#abort.signal).then((result) => {
+    const outcome = this.#runner.run({ prompt, options: given === undefined ? options : { ...options, label: given }, identity, agentId: id }, this.#abort.signal).then((result) => {
       this.#usage = {
         inputTokens: this.#usage.inputTokens + result.usage.inputTokens,
         outputTokens: this.#usage.outputTokens + result.usage.outputTokens,
@@ -105,14 +111,14 @@ export class ChildAgents {
       throw new WorkflowError('AGENT_RESULT_COLLECTED', `the result of child ${child.id} was already collected; do not call get_subagent_result for it again`);
     }
     child.collected = true;
-    this.#runner.waiting(true);
+    if (++this.#waiting === 1) this.#runner.suspend();
     try {
       const { value } = await child.outcome;
       return { id: child.id, label: child.label, result: value };
     } catch (error) {
       throw childError(error, this.#abort.signal.aborted);
     } finally {
-      this.#runner.waiting(false);
+      if (--this.#waiting === 0) await this.#runner.resume();
     }
   }
 

@@ -45,20 +45,43 @@ export function parseShellArgs(args: readonly unknown[]): ShellRequest {
   return { command, ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }), ...(env === undefined ? {} : { env: env as Record<string, string> }) };
 }
 
+/**
+ * nano-spawn strips one final newline ("\n" or "\r\n") from each stream; the
+ * last characters each stream really wrote put it back, so the result holds
+ * exactly the bytes the command produced (spec 1: output is not truncated).
+ */
+function exactOutput(subprocess: ReturnType<typeof spawn>): (stripped: { stdout: string; stderr: string }) => { stdout: string; stderr: string } {
+  const tails = { stdout: '', stderr: '' };
+  // The process resolves in the microtasks right after its spawn event, before any output can arrive.
+  void subprocess.nodeChildProcess.then(
+    (instance) => {
+      instance.stdout?.on('data', (chunk: string) => (tails.stdout = (tails.stdout + chunk).slice(-2)));
+      instance.stderr?.on('data', (chunk: string) => (tails.stderr = (tails.stderr + chunk).slice(-2)));
+    },
+    () => undefined,
+  );
+  const restore = (text: string, tail: string) => (tail.endsWith('\r\n') ? `${text}\r\n` : tail.endsWith('\n') ? `${text}\n` : text);
+  return (stripped) => ({ stdout: restore(stripped.stdout, tails.stdout), stderr: restore(stripped.stderr, tails.stderr) });
+}
+
 export async function runShell(request: ShellRequest, cwd: string, signal: AbortSignal): Promise<ShellResult> {
   const timeout = new AbortController();
   const timer = request.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(), request.timeoutMs);
   const abort = AbortSignal.any([signal, timeout.signal]);
+  let exact: ReturnType<typeof exactOutput> | undefined;
   try {
-    const result = await spawn(request.command, [], { shell: true, cwd, env: { ...request.env }, signal: abort, stdin: 'ignore' });
-    return { exitCode: 0, stdout: result.stdout, stderr: result.stderr };
+    const subprocess = spawn(request.command, [], { shell: true, cwd, env: { ...request.env }, signal: abort, stdin: 'ignore' });
+    exact = exactOutput(subprocess);
+    const result = await subprocess;
+    return { exitCode: 0, ...exact(result) };
   } catch (error) {
     if (timeout.signal.aborted) {
       throw new WorkflowError('SHELL_FAILED', `shell command timed out after ${request.timeoutMs} ms`, { timeoutMs: request.timeoutMs ?? 0 });
     }
     if (signal.aborted) throw new WorkflowError('CANCELLED', 'shell command cancelled: the run was stopped');
     if (error instanceof SubprocessError && typeof error.exitCode === 'number') {
-      return { exitCode: error.exitCode, stdout: error.stdout, stderr: error.stderr };
+      const output = { stdout: error.stdout, stderr: error.stderr };
+      return { exitCode: error.exitCode, ...(exact ? exact(output) : output) };
     }
     const reason = error instanceof SubprocessError && error.signalName ? `terminated by ${error.signalName}` : (error as Error).message;
     throw new WorkflowError('SHELL_FAILED', `shell command could not run: ${reason}`);

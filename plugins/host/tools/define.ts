@@ -1,21 +1,21 @@
 /**
  * How a workflow tool becomes a Pi tool. A result carries its structured
- * object twice: as `details` and as JSON text for the model. A failure is a
- * WorkflowError thrown as an Error whose message starts with the code (Pi
- * turns a thrown error into an error result with that text); Pi gives a
- * thrown error empty details, so the host's `tool_result` handler puts
+ * object as `details` and as JSON text for the model, and, on a Pi that reads
+ * them, as `structuredContent` too (native.ts). A failure there is an
+ * `isError` result with the error object; on Pi 0.87 it is a WorkflowError
+ * thrown as an Error whose message starts with the code (Pi turns a thrown
+ * error into an error result with that text), and since Pi gives a thrown
+ * error empty details, the host's `tool_result` handler puts
  * `{ error: { code, message, details? } }` there.
  */
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { Static, TSchema } from 'typebox';
-import { WorkflowError, isWorkflowError, messageOf, type JsonSchema, type JsonValue } from '../../../kernel/index.js';
+import { DEFAULT_SETTINGS, WorkflowError, isWorkflowError, messageOf, type CodemodeTools, type JsonSchema, type JsonValue } from '../../../kernel/index.js';
 import type { HostSession } from '../host-session.js';
+import { hostToolFields, readsStructuredResults, structuredError, structuredResult, type HostToolFields } from './native.js';
 
-/** A Pi tool definition plus what Pi has no field for (documented in docs/tools.md). */
-export type WorkflowToolDefinition = ToolDefinition & {
-  readonly outputSchema: JsonSchema;
-  readonly annotations?: { readonly readOnlyHint: boolean };
-};
+/** A Pi tool definition with the fields of native.ts (Pi 0.87 has no such fields and ignores them). */
+export type WorkflowToolDefinition = ToolDefinition & HostToolFields;
 
 export interface WorkflowToolSpec<P extends TSchema> {
   readonly name: string;
@@ -63,11 +63,12 @@ export class ToolErrors {
   }
 }
 
-export function toolResult(details: object): { content: [{ type: 'text'; text: string }]; details: JsonValue } {
-  return { content: [{ type: 'text', text: JSON.stringify(details, null, 2) }], details: details as JsonValue };
-}
-
-export function defineWorkflowTool<P extends TSchema>(spec: WorkflowToolSpec<P>, host: () => HostSession | undefined, errors: ToolErrors): WorkflowToolDefinition {
+export function defineWorkflowTool<P extends TSchema>(
+  spec: WorkflowToolSpec<P>,
+  host: () => HostSession | undefined,
+  errors: ToolErrors,
+  codemodeTools: CodemodeTools = DEFAULT_SETTINGS.codemodeTools,
+): WorkflowToolDefinition {
   const definition: ToolDefinition<P, JsonValue> = {
     name: spec.name,
     label: spec.label,
@@ -75,16 +76,18 @@ export function defineWorkflowTool<P extends TSchema>(spec: WorkflowToolSpec<P>,
     ...(spec.promptSnippet === undefined ? {} : { promptSnippet: spec.promptSnippet }),
     parameters: spec.parameters,
     async execute(toolCallId, params, signal, _onUpdate, ctx) {
+      const structured = readsStructuredResults(ctx);
       try {
         const session = host();
         if (!session) throw new WorkflowError('INTERNAL_ERROR', 'The workflow runtime is not started in this Pi session');
-        return toolResult(await spec.run(params, { host: session, ctx, signal }));
+        return structuredResult((await spec.run(params, { host: session, ctx, signal })) as JsonValue, structured);
       } catch (error) {
         const json = errorJson(error);
+        if (structured) return structuredError(json);
         errors.remember(toolCallId, json);
         throw new Error(`${json.code}: ${json.message}`, { cause: error });
       }
     },
   };
-  return { ...(definition as ToolDefinition), outputSchema: spec.outputSchema, ...(spec.readOnly ? { annotations: { readOnlyHint: true } } : {}) };
+  return { ...(definition as ToolDefinition), ...hostToolFields(spec.name, spec, codemodeTools) };
 }

@@ -4,18 +4,55 @@
  * continued by a later process, and run storage under `~/.pi/workflows`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PI_LATEST_CLI } from '../../../scripts/pi-latest.js';
+import { toolExecutions, type ToolExecution } from './pi-events.js';
 import { MODEL_ID, type ScriptedModel } from './scripted-model.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-const piPackage = join(REPO_ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent');
-const piBin = (JSON.parse(readFileSync(join(piPackage, 'package.json'), 'utf8')) as { bin: { pi: string } }).bin.pi;
+/** The `pi` entry script of an installed or unpacked Pi package directory. */
+function piBin(piPackage: string): string {
+  return join(piPackage, (JSON.parse(readFileSync(join(piPackage, 'package.json'), 'utf8')) as { bin: { pi: string } }).bin.pi);
+}
+
+/**
+ * Which `pi` the suite drives (docs/testing-e2e.md): the lockfile's (0.87.1)
+ * by default; `PI_CLI=latest` the cached 1.x release (scripts/pi-latest.ts,
+ * fetched by the global setup); any other value a `pi` entry script path.
+ */
+function selectPiCli(choice: string | undefined): string {
+  if (choice === undefined || choice === '') return piBin(join(REPO_ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent'));
+  if (choice !== 'latest') return resolve(choice);
+  if (!existsSync(PI_LATEST_CLI)) throw new Error(`${PI_LATEST_CLI} is missing: run \`node scripts/pi-latest.ts\` (the e2e global setup does)`);
+  return PI_LATEST_CLI;
+}
+
 /** The `pi` entry script; run with this Node (22: vitest is started through npm or npx). */
-export const PI_CLI = join(piPackage, piBin);
+export const PI_CLI = selectPiCli(process.env['PI_CLI']);
+
+/** The Pi package the entry script belongs to. */
+function piPackageOf(cli: string): string {
+  for (let dir = dirname(cli); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@earendil-works/pi-coding-agent') return dir;
+  }
+  throw new Error(`${cli} is not inside a @earendil-works/pi-coding-agent package`);
+}
+
+/**
+ * Whether the driven `pi` gives tools its own executor (`ctx.executeTool`,
+ * Pi 0.99 and later, with tool exposure, structured results and built-in
+ * extensions), read from the package's own extension declarations. Tests
+ * whose outcome depends on it branch on this feature, never on a version.
+ */
+export const PI_EXECUTES_TOOLS = (() => {
+  const declarations = join(piPackageOf(PI_CLI), 'dist', 'core', 'extensions', 'types.d.ts');
+  return existsSync(declarations) && /\bexecuteTool\(/.test(readFileSync(declarations, 'utf8'));
+})();
 
 export interface PiHome {
   /** The temp HOME: runs land in `<home>/.pi/workflows`. */
@@ -79,15 +116,30 @@ export function createPiHome(model: ScriptedModel): PiHome {
   };
 }
 
-function piEnv(home: PiHome): NodeJS.ProcessEnv {
+/** The environment of every `pi` and `wfcli` process: the temp HOME and agent dir, offline, none of the developer's PI_* settings. */
+export function piEnv(home: PiHome): NodeJS.ProcessEnv {
   // The developer's own PI_* settings (agent dir, session dir, offline ...) must not leak in.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PI_')));
   return { ...env, HOME: home.home, PI_CODING_AGENT_DIR: home.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' };
 }
 
+/** `wfcli` of this checkout (`npm run build` first). */
+export const WFCLI = join(REPO_ROOT, 'dist', 'cli', 'wfcli.js');
+
 /** Starts `pi <args>` in the project directory. */
 export function startPi(home: PiHome, args: readonly string[]): PiProcess {
-  const child = spawn(process.execPath, [PI_CLI, ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  return startCli(home, PI_CLI, args);
+}
+
+/** Runs `wfcli <args>` in the project directory, with the environment `pi` gets, to its end (any exit code). */
+export async function runWfcli(home: PiHome, args: readonly string[]): Promise<PiResult> {
+  const wfcli = startCli(home, WFCLI, args);
+  const guard = setTimeout(() => void wfcli.kill(), HANG_MS);
+  return wfcli.exited.finally(() => clearTimeout(guard));
+}
+
+function startCli(home: PiHome, script: string, args: readonly string[]): PiProcess {
+  const child = spawn(process.execPath, [script, ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
   live.get(home.home)?.add(child);
   let stdout = '';
   let stderr = '';
@@ -112,6 +164,32 @@ export function startPi(home: PiHome, args: readonly string[]): PiProcess {
 /** Past this a `pi` process that has not exited is killed, so a hang fails with its output instead of a bare time-out. */
 const HANG_MS = 40_000;
 
+/**
+ * Installs this package into the agent dir the way Pi loads an installed
+ * package: `pi install` of a checkout without its dev and peer dependencies
+ * (Pi installs packages with `--omit=peer`). The checkout's own node_modules
+ * holds Pi 0.87.1 as a dev dependency, and a `pi` loads an extension's Pi
+ * imports from the nearest node_modules copy before its own modules, so
+ * `pi install <repo>` would run the package on 0.87.1's SDK inside any `pi`.
+ * The copy here has `package.json`, `CHANGELOG.md`, `tsconfig.json` (still a
+ * source checkout: no update notice) and `dist/`, and a node_modules of
+ * links to the runtime `dependencies` only; `@earendil-works/*` and
+ * `typebox` come from the `pi` that loads it.
+ */
+export async function installPackage(home: PiHome): Promise<string> {
+  const root = join(home.home, 'workflows-package');
+  mkdirSync(join(root, 'node_modules'), { recursive: true });
+  for (const file of ['package.json', 'CHANGELOG.md', 'tsconfig.json']) cpSync(join(REPO_ROOT, file), join(root, file));
+  cpSync(join(REPO_ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules', name), join(root, 'node_modules', name), 'dir');
+  }
+  await runPi(home, ['install', root]);
+  return root;
+}
+
 /** Runs `pi <args>` to its end; throws with its output unless it exits 0. */
 export async function runPi(home: PiHome, args: readonly string[]): Promise<PiResult> {
   const pi = startPi(home, args);
@@ -119,4 +197,24 @@ export async function runPi(home: PiHome, args: readonly string[]): Promise<PiRe
   const result = await pi.exited.finally(() => clearTimeout(guard));
   if (result.code !== 0) throw new Error(`pi ${args.join(' ')} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
   return result;
+}
+
+/**
+ * One JSON-mode `pi` session (`sessionId`, project trusted) whose model calls
+ * `workflow` once per launch, foreground, in order, then ends; returns the
+ * `workflow` tool executions.
+ */
+export async function launchWorkflows(
+  home: PiHome,
+  model: ScriptedModel,
+  sessionId: string,
+  launches: readonly Record<string, unknown>[],
+  extra: readonly string[] = [],
+): Promise<ToolExecution[]> {
+  model.main(({ toolResults }) => {
+    const next = launches[toolResults.length];
+    return next === undefined ? { text: 'done' } : { toolCalls: [{ name: 'workflow', arguments: { foreground: true, ...next } }] };
+  });
+  const { stdout } = await runPi(home, [...extra, '--mode', 'json', '--approve', '--session-id', sessionId, 'Run the workflows']);
+  return toolExecutions(stdout).filter((execution) => execution.toolName === 'workflow');
 }

@@ -2,6 +2,9 @@
 
 export interface ToolExecution {
   readonly toolName: string;
+  readonly toolCallId: string;
+  /** Set for a call another tool made through Pi's executor (`ctx.executeTool`, Pi 0.99+). */
+  readonly parentToolCallId?: string;
   readonly isError: boolean;
   /** The text parts of the tool result, joined. */
   readonly text: string;
@@ -11,6 +14,8 @@ export interface ToolExecution {
 interface ToolExecutionEnd {
   readonly type: 'tool_execution_end';
   readonly toolName: string;
+  readonly toolCallId: string;
+  readonly parentToolCallId?: string;
   readonly isError: boolean;
   readonly result: { readonly content?: readonly { readonly type: string; readonly text?: string }[]; readonly details?: unknown };
 }
@@ -29,15 +34,17 @@ export function toolExecutions(stdout: string): ToolExecution[] {
     .filter((event): event is ToolExecutionEnd => event.type === 'tool_execution_end')
     .map((event) => ({
       toolName: event.toolName,
+      toolCallId: event.toolCallId,
+      ...(event.parentToolCallId === undefined ? {} : { parentToolCallId: event.parentToolCallId }),
       isError: event.isError,
       text: (event.result.content ?? []).map((part) => part.text ?? '').join(''),
       details: event.result.details,
     }));
 }
 
-/** The one execution of `toolName`; throws naming what ran instead. */
+/** The one execution of `toolName` the model made (calls made by tools are not counted); throws naming what ran instead. */
 export function toolExecution(stdout: string, toolName: string): ToolExecution {
-  const found = toolExecutions(stdout).filter((execution) => execution.toolName === toolName);
+  const found = toolExecutions(stdout).filter((execution) => execution.toolName === toolName && execution.parentToolCallId === undefined);
   if (found.length !== 1 || found[0] === undefined) {
     throw new Error(`expected one ${toolName} execution, got: ${JSON.stringify(toolExecutions(stdout))}`);
   }

@@ -5,6 +5,11 @@
  * call; a request of the main session goes to the test's `main` script.
  * Agent requests are counted per prompt, and a prompt can be held: its
  * request is never answered, so the test decides when the host dies.
+ *
+ * An agent whose prompt is `spawn:<task>` is a parent: it starts a child on
+ * `<task>` with the `agent` tool, waits for it with `get_subagent_result`
+ * and submits `<prompt>: done with (<child result>)`. `gatherParents(n)`
+ * makes parents spawn only once `n` of them are running at once.
  */
 import { startOpenAiServer, type RecordedRequest, type ScriptedTurn } from '../../support/pi-openai-server.js';
 
@@ -15,7 +20,22 @@ export interface MainTurn {
   readonly tools: readonly string[];
 }
 
-export type MainScript = (turn: MainTurn) => ScriptedTurn;
+/** May answer later (a promise): the main session's request stays open until then. */
+export type MainScript = (turn: MainTurn) => ScriptedTurn | Promise<ScriptedTurn>;
+
+/** A workflow agent's request, for tests that answer agents themselves. */
+export interface AgentRequest {
+  /** The first user message: the agent's task. */
+  readonly prompt: string;
+  readonly model: string | undefined;
+  readonly tools: readonly string[];
+  /** The system prompt. */
+  readonly system: string;
+  readonly messages: readonly { readonly role: string; readonly content?: unknown }[];
+}
+
+/** Answers an agent request, or undefined for the default answer. */
+export type AgentScript = (request: AgentRequest) => ScriptedTurn | undefined;
 
 export interface ScriptedModel {
   /** The models.json provider entry that points Pi at this server. */
@@ -24,10 +44,17 @@ export interface ScriptedModel {
   main(script: MainScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
-  /** Leaves the next request of an agent with this prompt unanswered, for good. */
-  holdNext(prompt: string): void;
+  /** The tools the first request of an agent with this prompt offered, sorted. */
+  agentTools(prompt: string): readonly string[] | undefined;
+  /** Leaves the next request of an agent with this prompt unanswered: for good, or until `until` settles. */
+  holdNext(prompt: string, until?: Promise<unknown>): void;
   /** Settles once `count` agent requests with this prompt arrived. */
   waitForAgentRequest(prompt: string, count: number): Promise<void>;
+  /** From now on a `spawn:` parent spawns its child only once `count` parents have asked for their first turn. */
+  gatherParents(count: number): void;
+  /** Answers workflow agents' requests from now on (undefined: the default answer); every agent request is logged in `agentLog`. */
+  agents(script: AgentScript | undefined): void;
+  readonly agentLog: AgentRequest[];
   close(): Promise<void>;
 }
 
@@ -40,6 +67,16 @@ function text(content: unknown): string {
   return content.map((part: { type?: unknown; text?: unknown }) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
+type Message = { readonly role: string; readonly content?: unknown; readonly tool_calls?: readonly { readonly function: { readonly name: string } }[] };
+
+/** The tool the agent called last and that call's result text, if any. */
+function lastToolCall(messages: readonly Message[]): { name: string; result: string } | undefined {
+  const index = messages.findLastIndex((message) => (message.tool_calls ?? []).length > 0);
+  const name = messages[index]?.tool_calls?.[0]?.function.name;
+  if (index < 0 || name === undefined) return undefined;
+  return { name, result: text(messages.slice(index + 1).find((message) => message.role === 'tool')?.content) };
+}
+
 function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn {
   const messages = request.body.messages ?? [];
   const last = messages.findLastIndex((message) => message.role === 'user');
@@ -50,17 +87,55 @@ function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn 
   };
 }
 
-export async function startScriptedModel(): Promise<ScriptedModel> {
+export interface ScriptedModelOptions {
+  /** More model IDs of the provider besides MODEL_ID. */
+  readonly extraModels?: readonly string[];
+}
+
+export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   const counts = new Map<string, number>();
-  const held = new Set<string>();
+  const held = new Map<string, Promise<unknown> | undefined>();
+  const offered = new Map<string, readonly string[]>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
+  let gathering: { readonly count: number; arrived: number; readonly all: Promise<void>; release(): void } | undefined;
+
+  /** The next step of a `spawn:` parent. */
+  const parentTurn = async (prompt: string, messages: readonly Message[]): Promise<ScriptedTurn> => {
+    const last = lastToolCall(messages);
+    if (last === undefined) {
+      const gate = gathering;
+      if (gate !== undefined) {
+        gate.arrived += 1;
+        if (gate.arrived >= gate.count) gate.release();
+        await gate.all;
+      }
+      return { toolCalls: [{ name: 'agent', arguments: { prompt: prompt.slice('spawn:'.length), label: 'kid' } }] };
+    }
+    if (last.name === 'agent') return { toolCalls: [{ name: 'get_subagent_result', arguments: { id: (JSON.parse(last.result) as { id: string }).id } }] };
+    if (last.name === 'get_subagent_result') {
+      return { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done with (${(JSON.parse(last.result) as { result: string }).result})` } }] };
+    }
+    return { text: 'done' };
+  };
+  let agentScript: AgentScript | undefined;
+  const agentLog: AgentRequest[] = [];
 
   const server = await startOpenAiServer((request) => {
     const tools = (request.body.tools ?? []).map((tool) => tool.function.name);
     if (!tools.includes('workflow_result')) return script(mainTurn(request, tools));
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
+    if (!offered.has(prompt)) offered.set(prompt, [...tools].sort());
+    const system = messages.filter((message) => message.role === 'system' || message.role === 'developer').map((message) => text(message.content)).join('\n');
+    const agentRequest: AgentRequest = { prompt, model: request.body.model, tools, system, messages };
+    agentLog.push(agentRequest);
+    const scripted = agentScript?.(agentRequest);
+    if (scripted !== undefined) return scripted;
+    if (prompt.startsWith('spawn:')) {
+      if (lastToolCall(messages) === undefined) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+      return parentTurn(prompt, messages);
+    }
     // After `workflow_result` Pi stops the agent; a further request would only need an end.
     if (messages.some((message) => message.role === 'tool')) return { text: 'done' };
     counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
@@ -68,19 +143,34 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    if (held.delete(prompt)) return new Promise<ScriptedTurn>(() => undefined);
-    return { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done` } }] };
+    const answer: ScriptedTurn = { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done` } }] };
+    if (held.has(prompt)) {
+      const until = held.get(prompt);
+      held.delete(prompt);
+      return until === undefined ? new Promise<ScriptedTurn>(() => undefined) : until.then(() => answer);
+    }
+    return answer;
   });
 
   return {
-    provider: { baseUrl: server.baseUrl, api: 'openai-completions', apiKey: 'e2e-key', models: [{ id: MODEL_ID }] },
+    provider: { baseUrl: server.baseUrl, api: 'openai-completions', apiKey: 'e2e-key', models: [MODEL_ID, ...(options.extraModels ?? [])].map((id) => ({ id })) },
     main: (next) => {
       script = next;
     },
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
-    holdNext: (prompt) => void held.add(prompt),
+    agentTools: (prompt) => offered.get(prompt),
+    holdNext: (prompt, until) => void held.set(prompt, until),
+    gatherParents: (count) => {
+      let release!: () => void;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      gathering = { count, arrived: 0, all, release };
+    },
     waitForAgentRequest: (prompt, count) =>
       (counts.get(prompt) ?? 0) >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ prompt, count, resolve })),
+    agents: (next) => {
+      agentScript = next;
+    },
+    agentLog,
     close: () => server.close(),
   };
 }

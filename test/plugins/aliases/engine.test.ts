@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkflowEngine, createKernel, registerWorkflowExtension, resetWorkflowRegistry, type JsonValue, type Kernel, type KernelPlugin } from '../../../kernel/index.js';
 import { checkpointsPlugin } from '../../../plugins/checkpoints/index.js';
-import aliasesPlugin, { PLUGIN_NAME } from '../../../plugins/aliases/index.js';
+import { aliasesPlugin, PLUGIN_NAME } from '../../../plugins/aliases/index.js';
 import { echoTransportPlugin, type EchoCall } from '../../support/echo-transport.js';
 import { deferred, readJsonLines, rejectionOf, waitFor, writeGlobalSettings } from '../../support/engine-harness.js';
 

@@ -22,7 +22,7 @@ import {
   type ModelInventory,
   type SegmentInput,
 } from '../../../kernel/index.js';
-import aliasesPlugin, { PLUGIN_NAME, createAliasesPlugin, readAliasesState, type AliasesState } from '../../../plugins/aliases/index.js';
+import { aliasesPlugin, PLUGIN_NAME, createAliasesPlugin, readAliasesState, type AliasesState } from '../../../plugins/aliases/index.js';
 import { writeGlobalSettings } from '../../support/engine-harness.js';
 import { segmentExtras } from '../../support/run-access.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKernel, WORKFLOW_BUDGET_EVENT, WorkflowEngine, type JsonValue, type KernelPlugin, type WorkflowSession } from '../../../kernel/index.js';
-import budgetsPlugin from '../../../plugins/budgets/index.js';
+import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { createHarness, deferred, rejectionOf, waitFor, type Harness } from '../../support/engine-harness.js';
 import { echoTransportPlugin, type EchoCall, type EchoSession } from '../../support/echo-transport.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WORKFLOW_BUDGET_EVENT, type JsonValue } from '../../../kernel/index.js';
-import budgetsPlugin from '../../../plugins/budgets/index.js';
+import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { createHarness, gated, gateStarted, rejectionOf, release, type Harness } from '../../support/engine-harness.js';
 
 let h: Harness;

@@ -4,16 +4,17 @@
  * would do, and the run halts in budget_exhausted; a resume with a raised
  * budget waits for approval, and the approved proposal completes the run.
  *
- * Faux usage is estimated from text: the first turn costs about 2,500 tokens
- * (system prompt and tools), the second adds 10,000 through a long reply, so
- * a hard limit of 8,000 falls between them with wide margins.
+ * Faux usage is estimated from text: the first turn costs about 1,900 tokens
+ * (system prompt and Pi's four default tools), the second adds 10,000 through
+ * a long reply, so a soft limit of 1,000 falls inside the first turn and a
+ * hard limit of 8,000 between them, with wide margins.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxText, fauxToolCall, type AssistantMessage, type FauxContentBlock, type FauxResponseStep } from '@earendil-works/pi-ai';
 import { createKernel, WorkflowEngine } from '../../../kernel/index.js';
-import budgetsPlugin from '../../../plugins/budgets/index.js';
+import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { checkpointsPlugin } from '../../../plugins/checkpoints/index.js';
 import { createPiTransportPlugin, RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
@@ -50,7 +51,7 @@ it('stops an agent between turns at the token hard limit, then completes after a
     recorded(toolTurn(fauxToolCall('write', { path: 'marker.txt', content: 'too late' }))),
   ]);
   const script = `return await agent('Inspect the notes', { model: '${dir.model()}', label: 'reader' });`;
-  const handle = await engine.launch({ name: 'budget-e2e', cwd: dir.cwd, script, options: { budget: { tokens: { soft: 2000, hard: 8000 } } } });
+  const handle = await engine.launch({ name: 'budget-e2e', cwd: dir.cwd, script, options: { budget: { tokens: { soft: 1000, hard: 8000 } } } });
   const halted = await handle.outcome;
   expect(halted).toMatchObject({ state: 'budget_exhausted', error: { code: 'BUDGET_EXHAUSTED' } });
   expect(requests).toHaveLength(2);

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, registerWorkflowExtension, resetWorkflowRegistry, settingsPaths } from '../../../kernel/index.js';
-import aliasesPlugin from '../../../plugins/aliases/index.js';
+import { aliasesPlugin } from '../../../plugins/aliases/index.js';
 import { editAliases } from '../../../plugins/host/command/alias-editor.js';
 import { checkAliasTargets } from '../../../plugins/host/command/alias-targets.js';
 import { writeModelAliases } from '../../../plugins/host/command/settings-file.js';

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunHandle, StatusSummary } from '../../../kernel/index.js';
-import budgetsPlugin from '../../../plugins/budgets/index.js';
+import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { rootActions, type RootAction } from '../../../plugins/host/dashboard/actions.js';
 import { performRootAction } from '../../../plugins/host/command/run-actions.js';
 import type { WorkflowHostView } from '../../../plugins/host/view.js';

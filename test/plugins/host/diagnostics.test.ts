@@ -2,21 +2,20 @@
  * Failure diagnostics (spec 1 `workflow_retry`): `workflow_status` of a failed
  * run and a refused `workflow_retry` expose the source run, what a retry
  * replays and runs again, the artifacts, and the validated named worktrees
- * (the worktrees plugin's provider, wired by the host entry).
+ * (the worktrees plugin's part, through `journal.diagnose`).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetWorkflowRegistry } from '../../../kernel/index.js';
 import { statusTool, retryTool, workflowTool } from '../../../plugins/host/tools/index.js';
-import worktreesPlugin from '../../../plugins/worktrees/index.js';
-import { workflowHostDiagnostics } from '../../../src/index.js';
+import { worktreesPlugin } from '../../../plugins/worktrees/index.js';
 import { git, initRepo } from '../worktrees/git-fixture.js';
 import { createHostFixture, toolError, type HostFixture } from './host-fixture.js';
 
 let fx: HostFixture;
 beforeEach(() => {
-  fx = createHostFixture({ plugins: [worktreesPlugin], diagnostics: workflowHostDiagnostics });
+  fx = createHostFixture({ plugins: [worktreesPlugin] });
   fx.harness.answer = (prompt) => {
     if (prompt === 'bad') throw new Error('the agent broke');
     return { result: `echo:${prompt}` };

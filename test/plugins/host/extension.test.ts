@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import checkpointsPlugin from '../../../plugins/checkpoints/index.js';
-import evidencePlugin from '../../../plugins/evidence/index.js';
+import { checkpointsPlugin } from '../../../plugins/checkpoints/index.js';
+import { evidencePlugin } from '../../../plugins/evidence/index.js';
 import { createWorkflowHostExtension, type WorkflowHostOptions } from '../../../plugins/host/extension.js';
 import { echoTransportPlugin } from '../../support/echo-transport.js';
 import { waitFor, writeGlobalSettings } from '../../support/engine-harness.js';
@@ -50,7 +50,7 @@ interface UiLog {
   readonly confirms: string[];
 }
 
-function context(options: { hasUI?: boolean; mode?: string; confirm?: boolean; sessionId?: string } = {}): ExtensionContext & { log: UiLog } {
+function context(options: { hasUI?: boolean; mode?: string; confirm?: boolean; sessionId?: string; trusted?: boolean } = {}): ExtensionContext & { log: UiLog } {
   const log: UiLog = { notices: [], confirms: [] };
   return {
     cwd: cwd(),
@@ -58,7 +58,8 @@ function context(options: { hasUI?: boolean; mode?: string; confirm?: boolean; s
     mode: options.mode ?? 'print',
     model: undefined,
     sessionManager: { getSessionId: () => options.sessionId ?? 'session-1', getSessionFile: () => undefined },
-    isProjectTrusted: () => false,
+    // Pi trusts a project with nothing trust-requiring in it.
+    isProjectTrusted: () => options.trusted ?? true,
     getContextUsage: () => undefined,
     ui: {
       notify: (message: string) => void log.notices.push(message),
@@ -126,6 +127,14 @@ describe('the host extension factory', () => {
     await startSession(headless, context({ hasUI: false }));
     expect(await state(headless)).toBe('interrupted');
     await headless.emit({ type: 'session_shutdown' }, undefined);
+
+    // In a project Pi does not trust nothing resumes, so nothing is offered.
+    const untrusted = load();
+    const refusing = context({ hasUI: true, mode: 'tui', confirm: true, trusted: false });
+    await startSession(untrusted, refusing);
+    expect(refusing.log.confirms).toEqual([]);
+    expect(await state(untrusted)).toBe('interrupted');
+    await untrusted.emit({ type: 'session_shutdown' }, undefined);
 
     const after = load();
     const ctx = context({ hasUI: true, mode: 'tui', confirm: true });

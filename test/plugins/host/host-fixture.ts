@@ -10,7 +10,6 @@ import { expect } from 'vitest';
 import type { TSchema } from 'typebox';
 import type { JsonSchema, KernelPlugin } from '../../../kernel/index.js';
 import { createHostPlugin } from '../../../plugins/host/plugin.js';
-import type { DiagnosticsProvider } from '../../../plugins/host/diagnostics.js';
 import { HostEngine } from '../../../plugins/host/host-engine.js';
 import { HostSession } from '../../../plugins/host/host-session.js';
 import { WorkflowTools, type WorkflowToolSpec } from '../../../plugins/host/tools/index.js';
@@ -28,6 +27,8 @@ export interface FakePi {
   /** Resolves at the next sendMessage. */
   nextMessage(): Promise<SentMessage>;
   activeTools: string[];
+  /** What `getAllTools()` reports; by default the active tools as Pi 0.87 reports them (no `exposure`). */
+  toolInfos: { readonly name: string; readonly exposure?: string }[] | undefined;
   readonly bus: { channel: string; data: unknown }[];
   readonly handlers: Map<string, ((event: unknown, ctx: unknown) => unknown)[]>;
   readonly tools: Map<string, ToolDefinition>;
@@ -48,6 +49,7 @@ export function fakePi(): FakePi {
       for (const handler of fake.handlers.get(event.type) ?? []) await handler(event, ctx);
     },
     activeTools: ['read', 'bash', 'edit', 'write', 'workflow', 'workflow_status'],
+    toolInfos: undefined,
     nextMessage: () => waiting.promise,
     api: undefined as unknown as ExtensionAPI,
   };
@@ -60,6 +62,7 @@ export function fakePi(): FakePi {
       current.resolve(sent);
     },
     getActiveTools: () => [...fake.activeTools],
+    getAllTools: () => fake.toolInfos ?? fake.activeTools.map((name) => ({ name })),
     getThinkingLevel: () => 'low',
     events: { emit: (channel: string, data: unknown) => void fake.bus.push({ channel, data }), on: () => () => undefined },
     on(event: string, handler: (event: unknown, ctx: unknown) => unknown) {
@@ -79,6 +82,7 @@ export function fakeContext(cwd: string, usage?: ContextUsage): ExtensionContext
     sessionManager: { getSessionId: () => 's1', getSessionFile: () => undefined },
     hasUI: false,
     mode: 'print',
+    isProjectTrusted: () => true,
     getContextUsage: () => usage,
   } as unknown as ExtensionContext;
 }
@@ -98,15 +102,17 @@ export interface HostFixture {
 
 let callCounter = 0;
 
-export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; projectTrusted?: boolean; diagnostics?: readonly DiagnosticsProvider[] } = {}): HostFixture {
+export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; projectTrusted?: boolean } = {}): HostFixture {
   const pi = fakePi();
   let host: HostSession | undefined;
   const harness = createHarness({
-    plugins: [...(options.plugins ?? []), createHostPlugin({ eventBus: () => pi.api.events, tools: () => host, rootModel: () => host?.rootModel() })],
+    plugins: [...(options.plugins ?? []), createHostPlugin({ eventBus: () => pi.api.events, tools: () => host, rootModel: () => host?.rootModel(), rootTools: () => host?.rootTools() })],
   });
   const ctx = fakeContext(harness.cwd);
   // The host's engine over the harness's kernel and storage (closed with the harness).
-  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home });
+  // Pi trusts a project with nothing trust-requiring in it, like the harness's.
+  const projectTrusted = options.projectTrusted ?? true;
+  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home, projectTrusted });
   harness.engines.push(engine);
   harness.engine = engine;
   host = new HostSession({
@@ -116,8 +122,8 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
     cwd: harness.cwd,
     sessionId: harness.sessionId,
     agentDir: harness.agentDir,
-    projectTrusted: options.projectTrusted ?? false,
-    ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }),
+    projectTrusted,
+    kernel: harness.kernel,
   });
   const session = host;
   const tools = new WorkflowTools(pi.api, () => session);

@@ -1,6 +1,7 @@
 /**
  * A real in-process Pi AgentSession (SDK) with the workflow host extension
- * loaded as an inline factory, over a temporary faux agent dir. One faux
+ * and the feature plugin entries loaded as inline factories (the host builds
+ * its kernel from what the entries contributed), over a temporary faux agent dir. One faux
  * provider serves both the main session and the workflow agents, so replies
  * are routed by who asks: a request that declares `workflow_result` comes
  * from a workflow agent, any other from the main session.
@@ -15,9 +16,12 @@ import {
   type AgentSession,
   type ExtensionFactory,
 } from '@earendil-works/pi-coding-agent';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
 import { createWorkflowHost } from '../../../src/index.js';
-import type { FauxAgentDir } from '../../support/pi-agent-dir.js';
+import { storedProjectTrust } from '../../../plugins/host/trust.js';
+import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
+import { pluginEntries } from '../../support/plugin-entries.js';
 
 export type Reply = (context: TranscriptContext) => AssistantMessage;
 
@@ -65,19 +69,28 @@ export interface HostedSession {
 }
 
 export interface HostedSessionOptions {
+  /** Pi's trust decision for the project; default the one Pi reaches without asking. */
   readonly trusted?: boolean;
   readonly sessionManager?: SessionManager;
   readonly extensions?: ExtensionFactory[];
+  /** Plugins whose entries are left out (as a package filter would). */
+  readonly without?: readonly string[];
+  /** Prompt template files or directories to load (as a package's `pi.prompts` would). */
+  readonly promptTemplates?: readonly string[];
 }
 
 export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
-  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: options.trusted ?? false });
+  // Without an explicit decision, the one Pi reaches on its own (trusted when nothing in the project needs trust).
+  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: options.trusted ?? storedProjectTrust(dir.cwd, dir.agentDir) });
   const host = createWorkflowHost({ agentDir: dir.agentDir, root: join(dir.root, 'runs'), home: dir.root });
   const services = await createAgentSessionServices({
     cwd: dir.cwd,
     agentDir: dir.agentDir,
     settingsManager,
-    resourceLoaderOptions: { extensionFactories: [host, ...(options.extensions ?? [])] },
+    resourceLoaderOptions: {
+      extensionFactories: [host, ...pluginEntries(options.without), ...(options.extensions ?? [])],
+      ...(options.promptTemplates === undefined ? {} : { additionalPromptTemplatePaths: [...options.promptTemplates] }),
+    },
   });
   const model = services.modelRuntime.getModel(dir.provider, 'faux-1');
   const { session } = await createAgentSessionFromServices({
@@ -101,4 +114,50 @@ export async function startHostedSession(dir: FauxAgentDir, options: HostedSessi
       session.dispose();
     },
   };
+}
+
+/** The tool results of one tool in a session's transcript, in order. */
+export function toolResults(messages: AgentSession['messages'], toolName: string) {
+  return messages.flatMap((message) => (message.role === 'toolResult' && message.toolName === toolName ? [message] : []));
+}
+
+export interface HostedSuite {
+  readonly dir: FauxAgentDir;
+  /** This test's scripted replies. */
+  readonly script: Script;
+  /** A hosted session, closed after the test. */
+  start(options?: HostedSessionOptions): Promise<HostedSession>;
+}
+
+/** For a test file: one faux agent dir, a fresh script per test, hosted sessions closed after each test. */
+export function useHostedSessions(): HostedSuite {
+  let dir: FauxAgentDir | undefined;
+  let script: Script | undefined;
+  const open: HostedSession[] = [];
+  beforeAll(() => {
+    dir = createFauxAgentDir();
+  });
+  afterAll(() => dir?.close());
+  beforeEach(() => {
+    script = scriptFaux(suite.dir);
+  });
+  afterEach(async () => {
+    for (const hosted of open.splice(0)) await hosted.close();
+  });
+  const suite: HostedSuite = {
+    get dir() {
+      if (dir === undefined) throw new Error('the faux agent dir is made in beforeAll');
+      return dir;
+    },
+    get script() {
+      if (script === undefined) throw new Error('the script is made in beforeEach');
+      return script;
+    },
+    async start(options = {}) {
+      const hosted = await startHostedSession(suite.dir, options);
+      open.push(hosted);
+      return hosted;
+    },
+  };
+  return suite;
 }

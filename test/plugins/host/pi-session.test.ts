@@ -8,39 +8,17 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { getCurrentTools, type TranscriptContext } from '@earendil-works/pi-ai';
 import { SessionManager, type AgentSession, type ExtensionAPI } from '@earendil-works/pi-coding-agent';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INLINE_RESULT_BYTES } from '../../../plugins/host/delivery.js';
 import { FOLLOW_UP_MESSAGE_TYPE } from '../../../plugins/host/host-session.js';
 import { deferred } from '../../support/engine-harness.js';
-import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
-import { callTool, lastToolResult, say, scriptFaux, startHostedSession, submit, type HostedSession, type Script } from './pi-host.js';
+import { callTool, lastToolResult, say, submit, toolResults, useHostedSessions } from './pi-host.js';
 
-let dir: FauxAgentDir;
-let script: Script;
-const open: HostedSession[] = [];
-
-beforeAll(() => {
-  dir = createFauxAgentDir();
-});
-afterAll(() => dir.close());
-beforeEach(() => {
-  script = scriptFaux(dir);
-});
-afterEach(async () => {
-  for (const hosted of open.splice(0)) await hosted.close();
-});
-
-async function start(options: Parameters<typeof startHostedSession>[1] = {}): Promise<HostedSession> {
-  const hosted = await startHostedSession(dir, options);
-  open.push(hosted);
-  return hosted;
-}
+const suite = useHostedSessions();
+const { start } = suite;
 
 type Messages = AgentSession['messages'];
 
-function toolResults(messages: Messages, toolName: string) {
-  return messages.flatMap((message) => (message.role === 'toolResult' && message.toolName === toolName ? [message] : []));
-}
 
 /** The run ID of the last follow-up message the model received (Pi sends custom messages as user text). */
 function followUpRunId(context: TranscriptContext): string {
@@ -60,7 +38,7 @@ describe('the workflow host in a Pi session', () => {
     const hosted = await start({ extensions: [listener] });
     const done = deferred();
     let status: Record<string, unknown> = {};
-    script.main.push(
+    suite.script.main.push(
       callTool('workflow', { name: 'double', script: 'return args.n * 2', args: { n: 21 } }),
       say('Launched.'),
       // The follow-up names the run; the model asks for its status.
@@ -81,26 +59,26 @@ describe('the workflow host in a Pi session', () => {
     expect(delivered[0]?.details).toMatchObject({ runId, state: 'completed', value: 42, inlined: true });
     expect(status).toMatchObject({ runId, state: 'completed', workflow: { name: 'double' }, delivery: { mode: 'background', state: 'delivered' } });
     expect(completed).toEqual([expect.objectContaining({ type: 'workflow:run-completed', runId, resultPath: expect.stringMatching(/result\.json$/) })]);
-    expect(script.asked.agents).toBe(0);
+    expect(suite.script.asked.agents).toBe(0);
   });
 
   it('waits in the foreground: an agent answers through the provider, the value comes back inline', async () => {
     const hosted = await start();
     let result: Record<string, unknown> = {};
-    script.main.push(callTool('workflow', { name: 'greet', script: 'return await agent("Say hi")', foreground: true }), (context) => {
+    suite.script.main.push(callTool('workflow', { name: 'greet', script: 'return await agent("Say hi")', foreground: true }), (context) => {
       result = lastToolResult(context);
       return say('Greeted.')(context);
     });
-    script.agents.push(submit('hi there'));
+    suite.script.agents.push(submit('hi there'));
     await hosted.prompt('Greet');
     expect(result).toMatchObject({ state: 'completed', value: 'hi there', inlined: true, runId: expect.any(String) });
-    expect(script.asked.agents).toBe(1);
+    expect(suite.script.asked.agents).toBe(1);
     expect(followUps(hosted.session.messages)).toEqual([]);
   });
 
   it('returns the completion descriptor for a result over 50 KiB', async () => {
     const hosted = await start();
-    script.main.push(callTool('workflow', { name: 'big', script: `return "x".repeat(${INLINE_RESULT_BYTES + 1})`, foreground: true }), say('Stored.'));
+    suite.script.main.push(callTool('workflow', { name: 'big', script: `return "x".repeat(${INLINE_RESULT_BYTES + 1})`, foreground: true }), say('Stored.'));
     await hosted.prompt('Make it big');
     const [result] = toolResults(hosted.session.messages, 'workflow');
     expect(result?.details).toEqual({ state: 'completed', runId: expect.any(String), resultPath: expect.any(String), resultBytes: expect.any(Number), inlined: false });
@@ -109,33 +87,33 @@ describe('the workflow host in a Pi session', () => {
 
   it('fails with UNKNOWN_TOOL before any agent runs, as a Pi error result with the code in its details', async () => {
     const hosted = await start();
-    script.main.push(callTool('workflow', { name: 'bad', script: 'await agent("never asked"); return await tools.nope({})' }), say('It failed.'));
+    suite.script.main.push(callTool('workflow', { name: 'bad', script: 'await agent("never asked"); return await tools.nope({})' }), say('It failed.'));
     await hosted.prompt('Try it');
     const [result] = toolResults(hosted.session.messages, 'workflow');
     expect(result?.isError).toBe(true);
     expect(result?.content).toEqual([{ type: 'text', text: expect.stringMatching(/^UNKNOWN_TOOL: tools\.nope: no tool "nope" is active/) }]);
     expect(result?.details).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } });
-    expect(script.asked.agents).toBe(0);
+    expect(suite.script.asked.agents).toBe(0);
   });
 
   it('journals tools.bash and tools.read: a run interrupted by shutdown resumes in the next session without re-executing', async () => {
-    rmSync(join(dir.cwd, 'log.txt'), { force: true });
+    rmSync(join(suite.dir.cwd, 'log.txt'), { force: true });
     const awaiting = deferred<string>();
     const listener = (pi: ExtensionAPI) =>
       void pi.events.on('workflow:checkpoint-state-changed', (data) => {
         const event = data as { runId: string; state: string };
         if (event.state === 'awaiting') awaiting.resolve(event.runId);
       });
-    const sessionDir = join(dir.root, 'pi-sessions');
+    const sessionDir = join(suite.dir.root, 'pi-sessions');
     mkdirSync(sessionDir, { recursive: true });
-    const first = await start({ sessionManager: SessionManager.create(dir.cwd, sessionDir), extensions: [listener] });
+    const first = await start({ sessionManager: SessionManager.create(suite.dir.cwd, sessionDir), extensions: [listener] });
     const source = [
       'const a = await tools.bash({ command: "echo x >> log.txt; cat log.txt" });',
       'const ok = await checkpoint({ name: "gate", prompt: "Continue?" });',
       'const b = await tools.read({ path: "log.txt" });',
       'return { a, ok, b };',
     ].join('\n');
-    script.main.push(callTool('workflow', { name: 'gated', script: source }), say('Started.'));
+    suite.script.main.push(callTool('workflow', { name: 'gated', script: source }), say('Started.'));
     await first.prompt('Start the gated workflow', awaiting.promise);
     const runId = await awaiting.promise;
     const sessionFile = first.session.sessionFile;
@@ -144,7 +122,7 @@ describe('the workflow host in a Pi session', () => {
 
     const second = await start({ sessionManager: SessionManager.open(sessionFile!) });
     let resumed: Record<string, unknown> = {};
-    script.main.push(
+    suite.script.main.push(
       callTool('workflow_respond', { runId, name: 'gate', approved: true }),
       callTool('workflow_resume', { runId, expectedState: 'interrupted', foreground: true }),
       (context) => {
@@ -155,11 +133,11 @@ describe('the workflow host in a Pi session', () => {
     await second.prompt('Approve the gate and resume');
     expect(toolResults(second.session.messages, 'workflow_respond')[0]?.details).toEqual({ kind: 'checkpoint', runId, name: 'gate', decision: 'approved', delivered: false });
     expect(resumed).toMatchObject({ runId, state: 'completed', value: { a: 'x\n', ok: 'approved', b: 'x\n' } });
-    expect(readFileSync(join(dir.cwd, 'log.txt'), 'utf8')).toBe('x\n');
+    expect(readFileSync(join(suite.dir.cwd, 'log.txt'), 'utf8')).toBe('x\n');
   });
 
   it('registers workflow_catalog at session start when settings are in effect; the model sees and calls it', async () => {
-    const folder = join(dir.agentDir, 'pi-extensible-workflows');
+    const folder = join(suite.dir.agentDir, 'pi-extensible-workflows');
     const bare = await start();
     expect(bare.session.getAllTools().map((tool) => tool.name)).not.toContain('workflow_catalog');
     await bare.close();
@@ -168,7 +146,7 @@ describe('the workflow host in a Pi session', () => {
     try {
       const hosted = await start();
       let offered: string[] = [];
-      script.main.push(
+      suite.script.main.push(
         (context) => {
           offered = getCurrentTools(context.messages).map((tool) => tool.name);
           return callTool('workflow_catalog', {})(context);
@@ -186,25 +164,27 @@ describe('the workflow host in a Pi session', () => {
     }
   });
 
-  it('ignores project settings of an untrusted project and reads them in a trusted one', async () => {
-    const folder = join(dir.cwd, '.pi', 'pi-extensible-workflows');
+  it('runs no workflow in a project Pi does not trust, and reads project settings in a trusted one', async () => {
+    const folder = join(suite.dir.cwd, '.pi', 'pi-extensible-workflows');
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'settings.json'), JSON.stringify({ concurrency: 99 }));
     try {
       const untrusted = await start({ trusted: false });
-      script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('ok'));
+      suite.script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('ok'));
       await untrusted.prompt('Run');
-      expect(toolResults(untrusted.session.messages, 'workflow')[0]?.details).toMatchObject({ state: 'completed', value: 1 });
+      const [untrustedLaunch] = toolResults(untrusted.session.messages, 'workflow');
+      expect(untrustedLaunch?.isError).toBe(true);
+      expect(untrustedLaunch?.details).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringContaining('/trust') } });
       await untrusted.close();
 
       const trusted = await start({ trusted: true });
-      script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('refused'));
+      suite.script.main.push(callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }), say('refused'));
       await trusted.prompt('Run');
       const [refused] = toolResults(trusted.session.messages, 'workflow');
       expect(refused?.isError).toBe(true);
       expect(refused?.details).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringContaining(join(folder, 'settings.json')) } });
     } finally {
-      rmSync(join(dir.cwd, '.pi'), { recursive: true, force: true });
+      rmSync(join(suite.dir.cwd, '.pi'), { recursive: true, force: true });
     }
   });
 });

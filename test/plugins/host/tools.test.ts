@@ -6,7 +6,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import budgetsPlugin from '../../../plugins/budgets/index.js';
+import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { INLINE_RESULT_BYTES } from '../../../plugins/host/delivery.js';
 import { FOLLOW_UP_MESSAGE_TYPE } from '../../../plugins/host/host-session.js';
 import { catalogTool, respondTool, resumeTool, retryTool, statusTool, stopTool, workflowTool } from '../../../plugins/host/tools/index.js';

@@ -5,12 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxText, fauxToolCall, getCurrentTools, type FauxResponseStep } from '@earendil-works/pi-ai';
 import type { RunSnapshot } from '../../../kernel/engine/snapshot.js';
 import { RESULT_TOOL_NAME } from '../../../plugins/pi-transport/index.js';
-import { createFauxAgentDir, createTempAgentDir, type FauxAgentDir, type TempAgentDir } from '../../support/pi-agent-dir.js';
-import { createPiEngine, type PiEngine } from '../../support/pi-engine.js';
+import { createTempAgentDir, type TempAgentDir } from '../../support/pi-agent-dir.js';
+import { createPiEngine, usePiEngine } from '../../support/pi-engine.js';
 import { startOpenAiServer, type OpenAiServer, type RecordedRequest } from '../../support/pi-openai-server.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -19,21 +19,12 @@ afterEach(async () => {
 });
 
 describe('engine + pi transport (faux provider)', () => {
-  let dir: FauxAgentDir;
-  let pi: PiEngine;
-  beforeAll(() => {
-    dir = createFauxAgentDir();
-    pi = createPiEngine(dir);
-  });
-  afterAll(async () => {
-    await pi.close();
-    dir.close();
-  });
-  beforeEach(() => dir.faux.setResponses([]));
+  const env = usePiEngine();
+  beforeEach(() => env.dir.faux.setResponses([]));
 
   it('completes with the value the agent submitted', async () => {
-    dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'done' }), { stopReason: 'toolUse' })]);
-    const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model('low')}' })`);
+    env.dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'done' }), { stopReason: 'toolUse' })]);
+    const outcome = await env.pi.run(`return await agent('Summarize', { model: '${env.dir.model('low')}' })`);
     expect(outcome.error).toBeUndefined();
     expect(outcome.state).toBe('completed');
     expect(outcome.value).toBe('done');
@@ -43,16 +34,16 @@ describe('engine + pi transport (faux provider)', () => {
   });
 
   it('returns the schema-valid value with outputSchema', async () => {
-    dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { n: 3 }), { stopReason: 'toolUse' })]);
-    const outcome = await pi.run(
-      `return await agent('Count', { model: '${dir.model()}', outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } })`,
+    env.dir.faux.setResponses([fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { n: 3 }), { stopReason: 'toolUse' })]);
+    const outcome = await env.pi.run(
+      `return await agent('Count', { model: '${env.dir.model()}', outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } })`,
     );
     expect(outcome.value).toEqual({ n: 3 });
   });
 
   it('fails with AGENT_FAILED when the agent only answers in prose', async () => {
-    dir.faux.setResponses([fauxAssistantMessage(fauxText('done'))]);
-    const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model()}' })`);
+    env.dir.faux.setResponses([fauxAssistantMessage(fauxText('done'))]);
+    const outcome = await env.pi.run(`return await agent('Summarize', { model: '${env.dir.model()}' })`);
     expect(outcome.state).toBe('failed');
     expect(outcome.error?.code).toBe('AGENT_FAILED');
   });
@@ -63,8 +54,8 @@ describe('engine + pi transport (faux provider)', () => {
       asked.push(context.messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''))));
       return asked.length === 1 ? fauxAssistantMessage(fauxText('no tool call')) : fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, { result: 'second' }), { stopReason: 'toolUse' });
     };
-    dir.faux.setResponses([record, record]);
-    const outcome = await pi.run(`return await agent('Summarize', { model: '${dir.model()}', retries: 1 })`);
+    env.dir.faux.setResponses([record, record]);
+    const outcome = await env.pi.run(`return await agent('Summarize', { model: '${env.dir.model()}', retries: 1 })`);
     expect(outcome.value).toBe('second');
     expect(asked[0]).toEqual(['Summarize']);
     expect(asked[1]?.[0]).toBe('Summarize');
@@ -79,9 +70,9 @@ describe('engine + pi transport (faux provider)', () => {
         users.push(context.messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''))));
         return fauxAssistantMessage(fauxToolCall(RESULT_TOOL_NAME, args), { stopReason: 'toolUse' });
       };
-    dir.faux.setResponses([step({ result: 'first' }), step({ n: 2 })]);
-    const outcome = await pi.run(`
-      const dev = agent.create({ name: 'dev', model: '${dir.model()}' });
+    env.dir.faux.setResponses([step({ result: 'first' }), step({ n: 2 })]);
+    const outcome = await env.pi.run(`
+      const dev = agent.create({ name: 'dev', model: '${env.dir.model()}' });
       const a = await dev.send('one');
       const b = await dev.send('two', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } });
       return [a, b];
@@ -111,25 +102,25 @@ describe('engine + pi transport (faux provider)', () => {
         return call(RESULT_TOOL_NAME, { result: `parent got ${(JSON.parse(textOf(last)) as { result: string }).result}` });
       }
       // The child asks for bash (and, positive-only, for everything): the ceiling decides.
-      return call('agent', { prompt: 'child task', label: 'kid', model: dir.model(), tools: ['bash', 'read'] });
+      return call('agent', { prompt: 'child task', label: 'kid', model: env.dir.model(), tools: ['bash', 'read'] });
     };
-    dir.faux.setResponses(Array.from({ length: 8 }, () => step));
-    const outcome = await pi.run(`return await agent('parent task', { model: '${dir.model()}', tools: ['!*', 'read', 'grep'] })`);
+    env.dir.faux.setResponses(Array.from({ length: 8 }, () => step));
+    const outcome = await env.pi.run(`return await agent('parent task', { model: '${env.dir.model()}', tools: ['!*', 'read', 'edit'] })`);
     expect(outcome.error).toBeUndefined();
     expect(outcome.value).toBe('parent got child done');
     expect(parentTools).toHaveLength(3);
     expect(childTools).toHaveLength(1);
     const parent = new Set(parentTools[0]);
-    expect([...parent].sort()).toEqual(['agent', 'get_subagent_result', 'grep', 'read', RESULT_TOOL_NAME]);
+    expect([...parent].sort()).toEqual(['agent', 'edit', 'get_subagent_result', 'read', RESULT_TOOL_NAME]);
     const child = childTools[0] ?? [];
     expect(child).toContain('read');
-    expect(child).toContain('grep');
+    expect(child).toContain('edit');
     expect(child).not.toContain('bash');
     for (const tool of child) expect(parent.has(tool)).toBe(true);
   });
 
   it('fails with UNKNOWN_MODEL naming a model the agent dir does not have', async () => {
-    const outcome = await pi.run(`return await agent('Summarize', { model: 'faux/no-such-model:high' })`);
+    const outcome = await env.pi.run(`return await agent('Summarize', { model: 'faux/no-such-model:high' })`);
     expect(outcome.state).toBe('failed');
     expect(outcome.error?.code).toBe('UNKNOWN_MODEL');
     expect(outcome.error?.message).toContain('faux/no-such-model:high');

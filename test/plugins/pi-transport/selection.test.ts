@@ -15,6 +15,8 @@ import { sessionArgs, type SessionSpec } from '../../support/pi-session-input.js
 
 /** Pi 0.87.1's built-in tools, in its registry order. */
 const BUILTINS = ['read', 'bash', 'powershell', 'edit', 'write', 'grep', 'find', 'ls'];
+/** What a fresh pi activates without `--tools` or `defaultTools`. */
+const PI_DEFAULTS = ['read', 'bash', 'edit', 'write'];
 
 const open: WorkflowSession[] = [];
 afterEach(async () => {
@@ -65,21 +67,39 @@ describe('tool selectors', () => {
     expect(session.resources?.()).toEqual(live);
   });
 
-  it('["!bash"] removes bash and keeps every other built-in', async () => {
+  it('["!bash"] removes bash from the root candidates', async () => {
     const session = await start(dir, { tools: ['!bash'] });
-    expect(sorted(await declaredTools(dir, session))).toEqual(sorted([...BUILTINS.filter((name) => name !== 'bash'), RESULT_TOOL_NAME]));
+    expect(sorted(await declaredTools(dir, session))).toEqual(sorted(['read', 'edit', 'write', RESULT_TOOL_NAME]));
+    const wide = await start(dir, { tools: ['!bash'], rootTools: BUILTINS });
+    expect(sorted(await declaredTools(dir, wide))).toEqual(sorted([...BUILTINS.filter((name) => name !== 'bash'), RESULT_TOOL_NAME]));
   });
 
-  it('an empty list keeps every built-in, not only Pi\'s default four', async () => {
+  it('without a known root, an empty list keeps what a fresh pi activates: read, bash, edit, write (or defaultTools)', async () => {
     const session = await start(dir, { customTools: [lookup] });
-    expect(sorted(await declaredTools(dir, session))).toEqual(sorted([...BUILTINS, RESULT_TOOL_NAME, 'lookup']));
-    expect(session.resources?.()).toEqual({ tools: expect.arrayContaining([...BUILTINS, RESULT_TOOL_NAME, 'lookup']), skills: [], extensions: [] });
+    expect(sorted(await declaredTools(dir, session))).toEqual(sorted([...PI_DEFAULTS, RESULT_TOOL_NAME, 'lookup']));
+    expect(session.resources?.()).toEqual({ tools: expect.arrayContaining([...PI_DEFAULTS, RESULT_TOOL_NAME, 'lookup']), skills: [], extensions: [] });
+    const settings = join(dir.agentDir, 'settings.json');
+    const before = readFileSync(settings, 'utf8');
+    writeFileSync(settings, JSON.stringify({ ...(JSON.parse(before) as object), defaultTools: ['read', 'grep'] }));
+    try {
+      const configured = await start(dir);
+      expect(sorted(configured.resources?.().tools)).toEqual(sorted(['read', 'grep', RESULT_TOOL_NAME]));
+    } finally {
+      writeFileSync(settings, before);
+    }
+  });
+
+  it('with the launching session\'s tools known, agents never get a tool the root lacked, and get one it had', async () => {
+    const four = await start(dir, { rootTools: PI_DEFAULTS, tools: ['grep', 'find'] });
+    expect(sorted(await declaredTools(dir, four))).toEqual(sorted([...PI_DEFAULTS, RESULT_TOOL_NAME]));
+    const withGrep = await start(dir, { rootTools: ['read', 'grep'] });
+    expect(sorted(await declaredTools(dir, withGrep))).toEqual(sorted(['read', 'grep', RESULT_TOOL_NAME]));
   });
 
   it('["!*"] still keeps the own tools; the last matching selector wins', async () => {
     const none = await start(dir, { tools: ['!*'], customTools: [lookup] });
     expect(sorted(none.resources?.().tools)).toEqual(sorted([RESULT_TOOL_NAME, 'lookup']));
-    const both = await start(dir, { tools: ['!*', '{read,edit}', '!edit', 'g*'] });
+    const both = await start(dir, { tools: ['!*', '{read,edit}', '!edit', 'g*'], rootTools: BUILTINS });
     expect(sorted(both.resources?.().tools)).toEqual(sorted(['read', 'grep', RESULT_TOOL_NAME]));
   });
 

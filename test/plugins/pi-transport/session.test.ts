@@ -212,9 +212,9 @@ describe('pi transport session (faux provider)', () => {
         return submit({ result: 'ok' });
       },
     ]);
-    const { session } = await start({ tools: ['!*', 'read', 'bash', 'grep'], excludeTools: ['bash'] });
+    const { session } = await start({ tools: ['!*', 'read', 'bash', 'edit'], excludeTools: ['bash'] });
     await session.prompt('Task');
-    expect(declared.sort()).toEqual(['grep', 'read', RESULT_TOOL_NAME].sort());
+    expect(declared.sort()).toEqual(['edit', 'read', RESULT_TOOL_NAME].sort());
   });
 
   it('runs custom tools that carry an execute function', async () => {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKernel, evaluateSelectors, loadSettings, settingsPaths, type AgentCallOptions, type AgentPreparation, type KernelPlugin, type LoadedSettings } from '../../../kernel/index.js';
 import type { KernelPreparationContext, SegmentInput } from '../../../kernel/hooks.js';
-import selectorsPluginDefault, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
+import selectorsEntry, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
 import { segmentExtras } from '../../support/run-access.js';
 
 /** The rejection of `promise` (fails when it resolves). */
@@ -130,10 +130,10 @@ async function prepareWith(plugins: KernelPlugin[], settings: LoadedSettings, op
 const CALL: AgentCallOptions = { skills: ['call-skill'], extensions: ['./c-ext.ts', '**/x/**', 'builtin:codemode'], tools: ['call-tool'] };
 
 describe('the plugin shape', () => {
-  it('is named selectors and is the default export', () => {
+  it('is named selectors and its entry (the default export) contributes it', () => {
     expect(PLUGIN_NAME).toBe('selectors');
     expect(selectorsPlugin.name).toBe('selectors');
-    expect(selectorsPluginDefault).toBe(selectorsPlugin);
+    expect(selectorsEntry.plugin).toBe(selectorsPlugin);
     expect(SETTINGS_STAGE).toBeLessThan(0);
     expect(CALL_STAGE).toBeGreaterThan(0);
   });

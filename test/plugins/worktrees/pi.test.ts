@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxToolCall, type FauxResponseStep } from '@earendil-works/pi-ai';
 import { WorkflowEngine, createKernel } from '../../../kernel/index.js';
 import { RESULT_TOOL_NAME, createPiTransportPlugin } from '../../../plugins/pi-transport/index.js';
-import worktreesPlugin from '../../../plugins/worktrees/index.js';
+import { worktreesPlugin } from '../../../plugins/worktrees/index.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
 import { callerState, initRepo } from './git-fixture.js';
 

@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOW_WORKTREE_CREATED_EVENT } from '../../../kernel/index.js';
-import worktreesPlugin from '../../../plugins/worktrees/index.js';
+import { worktreesPlugin } from '../../../plugins/worktrees/index.js';
 import { createHarness, gateStarted, gated, release, waitFor, type Harness } from '../../support/engine-harness.js';
 import { git, initRepo, worktreeList } from './git-fixture.js';
 

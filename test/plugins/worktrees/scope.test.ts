@@ -8,7 +8,7 @@ import { existsSync, readFileSync, realpathSync, writeFileSync, chmodSync } from
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOW_WORKTREE_CREATED_EVENT, registerWorkflowExtension, resetWorkflowRegistry, type KernelPlugin } from '../../../kernel/index.js';
-import worktreesPlugin, { validatedWorktrees } from '../../../plugins/worktrees/index.js';
+import { worktreesPlugin, validatedWorktrees } from '../../../plugins/worktrees/index.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { callerState, git, initRepo, worktreeList } from './git-fixture.js';
 

@@ -4,7 +4,7 @@
  * headers (such as `Origin`).
  */
 import { request } from 'node:http';
-import { WebSocket } from 'ws';
+import { WebSocket, type ClientOptions } from 'ws';
 
 export interface Closed {
   readonly code: number;
@@ -68,6 +68,9 @@ export function authText(authorityId: string, nonce: string): string {
 
 type Message = Record<string, unknown>;
 
+/** Firefox's lingering close timeout; Chromium waits 2 s. */
+export const BROWSER_CLOSE_TIMEOUT_MS = 1000;
+
 /**
  * A WebSocket that records every message from the moment it is created, so
  * tests can await them in order and see everything that arrived before a close.
@@ -86,8 +89,19 @@ export class TestSocket {
   #waiters: (() => void)[] = [];
   #closedValue: Closed | undefined;
 
-  constructor(url: string, headers: Record<string, string> = {}) {
-    this.ws = new WebSocket(url, { headers, perMessageDeflate: false });
+  /**
+   * `closeTimeout`: how long after the closing handshake this client waits
+   * for the server to end the TCP connection before ending it itself, as
+   * browsers do (Chromium 2 s, Firefox 1 s). The edge worker needs it for a
+   * socket that never sent a frame and that the room closes from another
+   * socket's event: workerd sends the close frame at once but leaves the
+   * connection to the client (docs/relay-worker.md, "Closing a silent
+   * socket"). The Node adapter always ends it at once.
+   */
+  constructor(url: string, headers: Record<string, string> = {}, closeTimeout = BROWSER_CLOSE_TIMEOUT_MS) {
+    // `closeTimeout` is a ws 8 option its type definitions (@types/ws 8.18) do not list yet.
+    const options: ClientOptions & { closeTimeout: number } = { headers, perMessageDeflate: false, closeTimeout };
+    this.ws = new WebSocket(url, options);
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('unexpected-response', (_req, res) => {

@@ -20,6 +20,9 @@ export function configTests(ctx: BehaviourContext): void {
       ['AUTHORITY_ALLOWLIST', 'not-a-key'],
       ['ALLOWED_ORIGINS', 'https://app.example/'],
       ['MAX_MESSAGE_BYTES', '0'],
+      // Below the protocol's largest fixed frame (the Authority's signed hello, 252 bytes; the auth reply is 126).
+      ['MAX_MESSAGE_BYTES', '125'],
+      ['MAX_MESSAGE_BYTES', '251'],
       ['AUTH_TIMEOUT_MS', '10s'],
       ['RATE_LIMIT_PER_SECOND', '0'],
       ['RATE_LIMIT_BURST', ' 5'],

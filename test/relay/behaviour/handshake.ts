@@ -87,20 +87,57 @@ export function handshakeTests(ctx: BehaviourContext): void {
       await assertAlive(bridge());
     });
 
+    // Every refusal of the first message, by spec 3's close-code table.
     it.each([
-      ['malformed JSON', '{"type":"auth",'],
-      ['a JSON array', '[]'],
-      ['no type', '{"signature":"AAAA"}'],
-      ['auth without signature', '{"type":"auth","proto":1}'],
-      ['a signature that is not base64url', '{"type":"auth","signature":"not base64!"}'],
-      ['a proto that is not an integer', '{"type":"auth","proto":"1","signature":"AAAA"}'],
-    ])('4400 when the first message is %s', async (_what, text) => {
+      ['auth without signature', '{"type":"auth","proto":1}', 4401],
+      ['auth with a null signature', '{"type":"auth","signature":null}', 4401],
+      ['auth with an empty signature', '{"type":"auth","signature":""}', 4401],
+      ['a signature that is not base64url', '{"type":"auth","signature":"not base64!"}', 4403],
+      ['a signature that is not a string', '{"type":"auth","signature":["AAAA"]}', 4403],
+      ['a proto that is not an integer', '{"type":"auth","proto":"1","signature":"AAAA"}', 4406],
+      ['a fractional proto', '{"type":"auth","proto":1.5}', 4406],
+      ['malformed JSON', '{"type":"auth",', 4400],
+      ['a JSON array', '[]', 4400],
+      ['no type', '{"signature":"AAAA"}', 4400],
+    ])('the first message is %s: %s closes with %i', async (_what, text, code) => {
       const key = await newAuthorityKey();
       const socket = connect(bridge(), `/authority/${key.id}`);
       await socket.expect('challenge');
       socket.send(text);
-      await expectClose(socket, 4400);
-      await assertAlive(bridge());
+      await expectClose(socket, code);
+      expect(socket.unread()).toEqual([]);
+    });
+
+    it('messages sent right after auth, before ready, are answered after ready as if sent after it', async () => {
+      const key = await newAuthorityKey();
+      const socket = connect(bridge(), `/authority/${key.id}`);
+      const challenge = await socket.expect('challenge');
+      const signature = await key.sign(authText(key.id, challenge['nonce'] as string));
+      // Back to back, without waiting for ready.
+      socket.send({ type: 'auth', proto: 1, signature });
+      socket.send({ type: 'ping' });
+      socket.send({ type: 'ping' });
+      expect(await socket.next()).toEqual({ type: 'ready', sessions: [] });
+      expect(await socket.next()).toEqual({ type: 'pong' });
+      expect(await socket.next()).toEqual({ type: 'pong' });
+      await consumer(bridge(), { socket, key });
+
+      // And one that is invalid once active gets what it would get then.
+      const other = await newAuthorityKey();
+      const late = connect(bridge(), `/authority/${other.id}`);
+      const lateChallenge = await late.expect('challenge');
+      late.send({ type: 'auth', proto: 1, signature: await other.sign(authText(other.id, lateChallenge['nonce'] as string)) });
+      late.send({ type: 'relay', session: b64u(randomBytes(16)), data: 'AA' });
+      expect(await late.next()).toEqual({ type: 'ready', sessions: [] });
+      await expectClose(late, 4400);
+
+      // With a bad signature they go with the socket.
+      const forger = connect(bridge(), `/authority/${other.id}`);
+      const forged = await forger.expect('challenge');
+      forger.send({ type: 'auth', proto: 1, signature: await key.sign(authText(other.id, forged['nonce'] as string)) });
+      forger.send({ type: 'ping' });
+      await expectClose(forger, 4403);
+      expect(forger.unread()).toEqual([]);
     });
 
     it('4400 for a binary first message', async () => {

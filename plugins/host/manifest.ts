@@ -1,0 +1,51 @@
+/**
+ * The package's plugin manifest, `dist/plugins.json`: the declaration of
+ * every plugin entry the build produced (rollup.config.mjs writes it from
+ * each entry's `plugin`). The host reads it so that a script or launch naming
+ * what a left-out plugin provides is told which entry to enable. The file is
+ * only a source of hints: without it, a missing name is just "not defined".
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PLUGIN_DECLARATION_SCHEMA, WorkflowError, createAjv, formatAjvErrors, type PluginDeclaration } from '../../kernel/index.js';
+
+export const PLUGIN_MANIFEST_FILE = join('dist', 'plugins.json');
+export const PLUGIN_MANIFEST_FORMAT = 1;
+
+export interface PluginManifest {
+  readonly format: typeof PLUGIN_MANIFEST_FORMAT;
+  readonly plugins: readonly PluginDeclaration[];
+}
+
+export const PLUGIN_MANIFEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'plugins'],
+  properties: {
+    format: { const: PLUGIN_MANIFEST_FORMAT },
+    plugins: { type: 'array', items: PLUGIN_DECLARATION_SCHEMA },
+  },
+} as const;
+
+const validate = createAjv().compile<PluginManifest>(PLUGIN_MANIFEST_SCHEMA);
+
+/** The declarations in `<root>/dist/plugins.json`; none when the file does not exist. */
+export function readPluginManifest(root: string | undefined): readonly PluginDeclaration[] {
+  if (root === undefined) return [];
+  const path = join(root, PLUGIN_MANIFEST_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new WorkflowError('CONFIG_ERROR', `Cannot read the plugin manifest ${path}: ${(error as Error).message}`, { path });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new WorkflowError('CONFIG_ERROR', `The plugin manifest ${path} is not JSON: ${(error as Error).message}; reinstall the package`, { path });
+  }
+  if (!validate(value)) throw new WorkflowError('CONFIG_ERROR', `The plugin manifest ${path} is invalid: ${formatAjvErrors(validate.errors)}; reinstall the package`, { path });
+  return value.plugins;
+}

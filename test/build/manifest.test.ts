@@ -1,0 +1,63 @@
+/**
+ * The built package's plugin entries agree with each other: every entry whose
+ * default export contributes a plugin is in `dist/plugins.json` and in
+ * `package.json` `pi.extensions` (after the host entry), and each plugin
+ * declares exactly the script primitives it contributes (the manifest is how
+ * the host names a left-out plugin, so it must not drift).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Kernel, KernelOptions, KernelPlugin, PluginDeclaration } from '../../kernel/index.js';
+import { readPluginManifest } from '../../plugins/host/manifest.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const OPTIONAL = ['starter', 'subagents', 'trajectory', 'roles'];
+
+async function load<T>(relativePath: string): Promise<T> {
+  return (await import(pathToFileURL(join(ROOT, relativePath)).href)) as T;
+}
+
+/** Every built entry that is a plugin entry, by its dist path. */
+async function builtPluginEntries(): Promise<Map<string, KernelPlugin>> {
+  const candidates = [
+    ...readdirSync(join(ROOT, 'dist', 'plugins')).map((name) => `dist/plugins/${name}/index.js`),
+    ...OPTIONAL.map((name) => `dist/${name}/index.js`),
+  ].filter((path) => existsSync(join(ROOT, path)));
+  const entries = new Map<string, KernelPlugin>();
+  for (const path of candidates) {
+    const plugin = (await load<{ default?: { plugin?: KernelPlugin } }>(path)).default?.plugin;
+    if (plugin !== undefined) entries.set(path, plugin);
+  }
+  return entries;
+}
+
+describe('the plugin manifest', () => {
+  it('lists every built plugin entry with its declaration, and pi.extensions loads each after the host entry', async () => {
+    const manifest = readPluginManifest(ROOT);
+    const built = await builtPluginEntries();
+    expect(built.size).toBeGreaterThanOrEqual(8);
+    expect(manifest.map((row) => row.entry).sort()).toEqual([...built.keys()].sort());
+    for (const row of manifest) {
+      const { apply: _apply, ...declaration } = built.get(row.entry!)!;
+      expect(row).toEqual({ ...(declaration as PluginDeclaration), entry: row.entry });
+    }
+    const extensions = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { pi: { extensions: string[] } }).pi.extensions;
+    expect(extensions[0]).toBe('./dist/src/index.js');
+    expect(extensions).toEqual(expect.arrayContaining(manifest.map((row) => `./${row.entry}`)));
+  });
+
+  it('each plugin declares exactly the primitives it contributes', async () => {
+    const { createKernel } = await load<{ createKernel: (options: KernelOptions) => Kernel }>('dist/kernel/index.js');
+    const plugins = [...(await builtPluginEntries()).values()];
+    const kernel = createKernel({ plugins });
+    const contributed = new Map<string, string[]>();
+    // Each tap of registry.primitives is named after its plugin and appends that plugin's primitives.
+    for (const tap of (kernel.hooks.registry.primitives as unknown as { taps: { name: string; fn: (list: readonly { name: string }[]) => readonly { name: string }[] }[] }).taps) {
+      contributed.set(tap.name, [...(contributed.get(tap.name) ?? []), ...tap.fn([]).map((primitive) => primitive.name)]);
+    }
+    for (const plugin of plugins) expect(contributed.get(plugin.name) ?? [], plugin.name).toEqual(plugin.provides?.primitives ?? []);
+    expect(contributed.get('worktrees')).toEqual(['withWorktree']);
+  });
+});
