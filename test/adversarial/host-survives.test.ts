@@ -66,7 +66,7 @@ return { a: a.stdout, b: b.stdout };`,
   { name: 'Intl', script: 'return Intl.DateTimeFormat().resolvedOptions().timeZone;' },
   ...Object.entries(NOT_JSON).map(([what, expression]) => ({ name: `a result that is not JSON: ${what}`, script: `return ${expression};` })),
   { name: 'an argument that is not JSON', script: "try { await shell('true', { env: { A: undefined } }); } catch (e) { return e.code; }" },
-  { name: 'a normal workflow after all of them', script: "const r = await shell('echo ok'); const a = await agent('hi'); return { out: r.stdout, a };" },
+  { name: 'a normal workflow after all of them', script: "const r = await shell('echo ok'); const a = await agent('hi'); return { out: r.stdout.trim(), a };" },
 ];
 
 let reports: Map<string, ReproReport>;

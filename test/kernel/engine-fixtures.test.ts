@@ -40,7 +40,8 @@ describe('recorded runs resume', () => {
   it('a version 1 journal (before call identities) replays unchecked and unordered', async () => {
     const { cwd, runId } = install('v1-interrupted');
     const handle = await h.engine.resume(cwd, runId);
-    expect(await handle.outcome).toMatchObject({ state: 'completed', value: { a: 'a', b: 'echo:remember', x: 'x', y: 'y', caught: 'SHELL_FAILED', c: 'c' } });
+    expect(await handle.outcome).toMatchObject({ state: 'completed', value: { a: 'a', b: 'echo:remember', x: 'x', y: 'y', caught: 'SHELL_FAILED', c: 'c\n' } });
+    // Journaled results keep the output recorded then (trimmed before shell output became byte-exact); `c` runs now, byte for byte.
     // Journaled shells did not run again; the unjournaled failure ran again (version 1 did not journal failures).
     expect(ledger(cwd)).toEqual(['a', 'y', 'x', 't', 't', 'gate', 'c']);
   });
@@ -49,7 +50,7 @@ describe('recorded runs resume', () => {
     const { cwd, runId, runDir } = install('v2-interrupted');
     const handle = await h.engine.resume(cwd, runId);
     // `first` is the race's recorded winner; the timed-out shell is replayed as its failure, not run again.
-    expect(await handle.outcome).toMatchObject({ state: 'completed', value: { a: 'a', b: 'echo:remember', x: 'x', y: 'y', first: 'fast', caught: 'SHELL_FAILED', c: 'c' } });
+    expect(await handle.outcome).toMatchObject({ state: 'completed', value: { a: 'a', b: 'echo:remember', x: 'x', y: 'y', first: 'fast', caught: 'SHELL_FAILED', c: 'c\n' } });
     const lines = ledger(cwd);
     expect(lines.slice(0, 5)).toEqual(['a', 'y', 'x', 'fast', 't']);
     // The race's loser was still running when the run was interrupted: it runs now, beside the gate and `c`.

@@ -50,11 +50,11 @@ describe('ordered replay', () => {
       ]);
       const order = [];
       await Promise.all([
-        shell('sleep 0.4; echo x').then((r) => order.push(r.stdout)),
-        shell('echo y').then((r) => order.push(r.stdout)),
+        shell('sleep 0.4; echo x').then((r) => order.push(r.stdout.trim())),
+        shell('echo y').then((r) => order.push(r.stdout.trim())),
       ]);
       await shell(${JSON.stringify(gated())});
-      return { first: first.stdout, order };
+      return { first: first.stdout.trim(), order };
     `);
     expect(outcome).toMatchObject({ state: 'completed', value: { first: 'fast', order: ['y', 'x'] } });
     // Nothing journaled ran again.
@@ -207,16 +207,16 @@ describe('calls from one site must not race (run time)', () => {
     const outcome = await h.run(`
       const step = (c) => shell('echo ' + c);
       const out = [];
-      for (let i = 0; i < 3; i++) out.push((await step(i)).stdout);
+      for (let i = 0; i < 3; i++) out.push((await step(i)).stdout.trim());
       await Promise.all([step('j1'), shell('sleep 0.1; echo slow')]);
-      out.push((await step('j2')).stdout);
+      out.push((await step('j2')).stdout.trim());
       const all = await Promise.allSettled([step('s1')]);
-      out.push((await step('s2')).stdout);
-      async function down(n) { if (n === 0) return; out.push((await step('r' + n)).stdout); await down(n - 1); }
+      out.push((await step('s2')).stdout.trim());
+      async function down(n) { if (n === 0) return; out.push((await step('r' + n)).stdout.trim()); await down(n - 1); }
       await down(2);
-      out.push((await shell('echo c1').then(() => step('c2')).then(() => step('c3'))).stdout);
+      out.push((await shell('echo c1').then(() => step('c2')).then(() => step('c3'))).stdout.trim());
       const b = await parallel('p', { x: () => step('bx'), y: () => step('by') });
-      out.push(b.x.stdout, b.y.stdout);
+      out.push(b.x.stdout.trim(), b.y.stdout.trim());
       for (let i = 1; i <= 2; i++) out.push(await twice({ n: i }));
       const handle = agent.create({ name: 'h' });
       for (const p of ['t1', 't2']) out.push(await handle.send(p));
@@ -225,7 +225,7 @@ describe('calls from one site must not race (run time)', () => {
       const waiter = gate.then(() => step('after-gate'));
       await step('before-gate');
       release();
-      out.push((await waiter).stdout);
+      out.push((await waiter).stdout.trim());
       return out;
     `);
     expect(outcome.error).toBeUndefined();
