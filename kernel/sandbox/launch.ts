@@ -8,7 +8,7 @@
  * addons. That is defence in depth: the script itself runs in a hardened ses
  * Compartment that has no Node API at all.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -34,8 +34,19 @@ function packageName(dir: string): string | undefined {
   }
 }
 
+/**
+ * Symbolic links among `path`'s ancestors (a symlinked `node_modules`):
+ * Node's resolver stats each of them when it follows the path, so the
+ * process may read these entries themselves (not what they point to).
+ */
+function symlinkedAncestors(path: string, links: Set<string>): void {
+  for (let dir = path; dir !== dirname(dir); dir = dirname(dir)) {
+    if (lstatSync(dir).isSymbolicLink()) links.add(dir);
+  }
+}
+
 /** `name`'s package directory as Node resolves it from `fromDir`, and those of its dependencies. */
-function packageTree(fromDir: string, name: string, found: Set<string>): void {
+function packageTree(fromDir: string, name: string, found: Set<string>, links: Set<string>): void {
   for (let dir = fromDir; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) {
@@ -43,8 +54,9 @@ function packageTree(fromDir: string, name: string, found: Set<string>): void {
       if (found.has(real)) return;
       found.add(candidate);
       found.add(real);
+      symlinkedAncestors(dirname(candidate), links);
       const manifest = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-      for (const dependency of Object.keys(manifest.dependencies ?? {})) packageTree(real, dependency, found);
+      for (const dependency of Object.keys(manifest.dependencies ?? {})) packageTree(real, dependency, found, links);
       return;
     }
     if (dir === dirname(dir)) throw new Error(`cannot find the package "${name}" from ${fromDir}`);
@@ -85,9 +97,11 @@ export function sandboxLaunch(maxOldGenerationSizeMb: number, moduleUrl: string 
   if (cached?.key !== moduleUrl) {
     const { worker, execArgv, readable } = layout(moduleUrl);
     const packages = new Set<string>();
-    packageTree(dirname(worker), 'ses', packages);
+    const links = new Set<string>();
+    packageTree(dirname(worker), 'ses', packages, links);
     const permission = permissionFlag();
-    const allow = [...readable, ...[...packages].map((dir) => dir + sep)].map((path) => `--allow-fs-read=${path}`);
+    // The links go first: Node's permission tree ignores an exact path granted after a directory below it.
+    const allow = [...links, ...readable, ...[...packages].map((dir) => dir + sep)].map((path) => `--allow-fs-read=${path}`);
     cached = { key: moduleUrl, launch: { command: process.execPath, base: [...(permission ? [permission, ...allow] : []), ...execArgv, worker] } };
   }
   const { base, command } = cached.launch;

@@ -154,7 +154,10 @@ class SandboxProcess {
 
   describeExit(): string {
     const exit = this.#exit ?? { code: this.child.exitCode, signal: this.child.signalCode };
-    const tail = this.#stderr.trim().split('\n').slice(-3).join(' | ');
+    // Node's own crash report ends in a stack and a version line: its error line and code say more.
+    const lines = this.#stderr.trim().split('\n');
+    const named = lines.filter((line) => /^\w*Error\b|^\s+(code|resource):/.test(line)).slice(0, 3);
+    const tail = (named.length > 0 ? named : lines.slice(-3)).map((line) => line.trim()).join(' | ');
     return `${exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`}${tail ? `: ${tail}` : ''}`;
   }
 

@@ -6,9 +6,10 @@
  * Compartment could not read or write files, start processes or workers.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../kernel/sandbox/pool.js';
 import { sandboxLaunch } from '../../kernel/sandbox/launch.js';
@@ -85,5 +86,20 @@ process.stdout.write(JSON.stringify(results));`,
     expect(JSON.parse(result.stdout)).toEqual({ read: 'ERR_ACCESS_DENIED', readPackage: 'ERR_ACCESS_DENIED', write: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', worker: 'ERR_ACCESS_DENIED' });
     expect(launch.args).toContain('--permission');
     expect(launch.args.some((arg) => arg.startsWith('--max-old-space-size='))).toBe(true);
+  });
+
+  it('starts from an installed package whose node_modules is a symbolic link', () => {
+    // A package copy that links the dependencies of another (as test/build/leave-out.test.ts builds one).
+    const root = join(dir, 'linked');
+    mkdirSync(join(root, 'dist', 'kernel', 'sandbox'), { recursive: true });
+    mkdirSync(join(root, 'dist', 'chunks'));
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'pi-extensible-workflows', type: 'module' }));
+    writeFileSync(join(root, 'dist', 'kernel', 'sandbox', 'worker.js'), "import 'ses';\nprocess.stdout.write(typeof lockdown);");
+    symlinkSync(resolve('node_modules'), join(root, 'node_modules'), 'dir');
+    const launch = sandboxLaunch(DEFAULT_SANDBOX_LIMITS.maxOldGenerationSizeMb, pathToFileURL(join(root, 'dist', 'chunks', 'launch.js')).href);
+    const result = spawnSync(launch.command, launch.args, { encoding: 'utf8', env: {} });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('function');
+    expect(launch.args).toContain('--permission');
   });
 });
