@@ -16,9 +16,7 @@
  * layers: global and project settings, what preparation hooks added, and the
  * call's own options.
  */
-import { WorkflowError, isWorkflowError, messageOf, type AgentPreparation, type JsonValue, type LoadedSettings, type PreparedAgentSession, type RunAccess } from '../kernel/index.js';
-import { createPiTransport } from '../plugins/pi-transport/index.js';
-import { callSelectors, optionSelectors } from '../plugins/selectors/layers.js';
+import { WorkflowError, callSelectors, isWorkflowError, messageOf, optionSelectors, type AgentPreparation, type JsonValue, type LoadedSettings, type PreparedAgentSession, type RunAccess } from '../kernel/index.js';
 import type { DoctorDiagnostic, SelectorArraysJson } from './doctor-report.js';
 import type { LocalPiSession } from './headless-host.js';
 
@@ -116,12 +114,17 @@ export async function inspectAgent(local: LocalPiSession, options: Readonly<Reco
       ...(prepared.systemPromptAppend === undefined ? {} : { systemPromptAppend: prepared.systemPromptAppend }),
       ...(prepared.contextFiles === false || Array.isArray(prepared.contextFiles) ? { contextFiles: prepared.contextFiles as boolean | readonly string[] } : {}),
     };
-    const agent = await createPiTransport({ agentDir: host.agentDir }).createSession(
+    const run = { cwd: host.cwd, sessionId: host.sessionId, runId: 'inspection' };
+    const identity = { structuralPath: [], callSite: 'doctor', occurrence: 1 };
+    // The transport the loaded plugins choose, as for a real attempt (pi-transport, unless another claims the agent).
+    const transport = host.kernel.hooks.transport.select.call({ run, identity });
+    if (transport === undefined) throw new WorkflowError('CONFIG_ERROR', 'no loaded plugin runs agents (is the pi-transport entry filtered out?)');
+    const agent = await transport.createSession(
       { cwd: host.cwd, agentDir: host.agentDir, model, tools: prepared.tools, sessionLabel: label, settings: prepared.settings, options },
       {
-        run: { cwd: host.cwd, sessionId: host.sessionId, runId: 'inspection', workflow: { name: 'doctor' }, args: null, signal },
+        run: { ...run, workflow: { name: 'doctor' }, args: null, signal },
         settings: prepared.settings,
-        identity: { structuralPath: [], callSite: 'doctor', occurrence: 1 },
+        identity,
         attempt: 1,
         signal,
         access: NO_RUN,

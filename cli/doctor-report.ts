@@ -6,8 +6,7 @@
  * each holds is documented in docs/wfcli.md and checked by
  * test/cli/doctor.schema.json. Pure: doctor.ts gathers the inputs.
  */
-import { settingsDiagnostics, type JsonValue, type LoadedSettings, type RegisteredFunction, type RegisteredModelAlias, type SelectorLayer, type WorkflowSettings } from '../kernel/index.js';
-import { SELECTOR_DIAGNOSTIC_CODES, selectorDiagnostics } from '../plugins/selectors/diagnostics.js';
+import { SELECTOR_DIAGNOSTIC_CODES, selectorDiagnostics, settingsDiagnostics, type JsonValue, type LoadedSettings, type RegisteredFunction, type RegisteredModelAlias, type SelectorLayer, type WorkflowSettings } from '../kernel/index.js';
 import type { AgentInspection } from './agent-inspection.js';
 import type { TrustDecision } from './trust.js';
 

@@ -149,6 +149,8 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
         `The workflow host did not start in the headless Pi session: its entry (dist/src/index.js of ${PACKAGE_NAME}) is not loaded or is filtered out${why.length > 0 ? `; ${why.join('; ')}` : ''}`,
       );
     }
+    // --no-approve is an explicit choice to run without the project's settings and resources.
+    if (options.trust === false) started.session.engine.excludeProjectResources();
     return { session, host: started.session, projectTrusted, trust, unproven, warnings: [...warnings, ...startErrors], extensions: loaded.extensions, loadErrors, events: eventBus, dispose };
   } catch (error) {
     await dispose().catch(() => undefined);

@@ -25,6 +25,7 @@ import {
 } from '../store/index.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
+import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
@@ -133,7 +134,7 @@ export class WorkflowEngine {
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), compiled.program, settings, segment);
+    return this.#start(record, this.#open(record), sandboxProgram(compiled), settings, segment);
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
@@ -147,8 +148,8 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: string, settings: LoadedSettings, segment: Segment): RunHandle {
-    const { journal, replay, release } = opened;
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+    const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
     try {
@@ -165,10 +166,10 @@ export class WorkflowEngine {
           segment,
           concurrency: record.snapshot.concurrency ?? settings.settings.concurrency,
           agentSlots: this.#agentSlots,
+          ...(this.#options.onWarning ? { warn: this.#options.onWarning } : {}),
         },
         record,
-        journal,
-        replay,
+        opened,
         () => {
           this.#live.delete(record.runId);
           release();
@@ -294,7 +295,7 @@ export class WorkflowEngine {
       opened.release();
       throw error;
     }
-    return this.#start(record, opened, compiled.program, settings, segment);
+    return this.#start(record, opened, sandboxProgram(compiled), settings, segment);
   }
 
   async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {

@@ -99,7 +99,7 @@ describe('wfcli run', () => {
     expect(rejected.stderr).toMatch(/^INVALID_METADATA: Launch option "budget" cannot be used: it is provided by the plugin "budgets", which is not loaded in this host; enable its entry dist\/plugins\/budgets\/index.js$/m);
   });
 
-  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted); an untrusted project runs nothing', async () => {
+  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted, so no workflow runs)', async () => {
     filter();
     mkdirSync(join(pi.cwd, '.pi', 'pi-extensible-workflows'), { recursive: true });
     // A project settings file makes the project one that needs trust.
@@ -107,11 +107,13 @@ describe('wfcli run', () => {
     writeFileSync(join(pi.cwd, '.pi', 'pi-extensible-workflows', 'settings.json'), JSON.stringify({ modelAliases: { project: `e2e/${MODEL_ID}:low` } }));
     const aliased = script('aliased.js', "return await agent('Project alias', { model: 'project' });");
     expect(value(await wfcli(['--script', aliased, '--approve']))).toBe('Project alias: done');
-    for (const flags of [['--no-approve'], []]) {
-      const untrusted = await wfcli(['--script', aliased, ...flags]);
-      expect(untrusted.code, untrusted.stderr).toBe(1);
-      expect(untrusted.stderr).toMatch(/^CONFIG_ERROR: Pi does not trust the project .* With wfcli, --approve trusts the project for one command\.$/m);
-      expect(untrusted.stderr).not.toMatch(RUN_ID);
-    }
+    // --no-approve runs with the project's settings left out: its alias does not exist.
+    const excluded = await wfcli(['--script', aliased, '--no-approve']);
+    expect(excluded.code, excluded.stderr).toBe(1);
+    expect(excluded.stderr).toMatch(/^UNKNOWN_MODEL: .*"project"/m);
+    // Neither flag: Pi's decision (nothing stored: untrusted), and an untrusted project runs no workflow.
+    const untrusted = await wfcli(['--script', aliased]);
+    expect(untrusted.code, untrusted.stderr).toBe(1);
+    expect(untrusted.stderr).toMatch(/^CONFIG_ERROR: Pi does not trust the project /m);
   });
 });
