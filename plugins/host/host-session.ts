@@ -58,7 +58,8 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #executor: PiToolExecutor;
-  readonly #kernel: Kernel;
+  /** The engine's kernel; the headless CLI asks its `transport.select` for doctor's agent inspection. */
+  readonly kernel: Kernel;
   readonly #toolCalls = new Map<string, { readonly ctx: ExtensionContext; readonly outcome: Promise<RunOutcome> }>();
   readonly #watched = new WeakSet<Promise<RunOutcome>>();
   readonly #delivery = new Map<string, DeliveryState>();
@@ -78,7 +79,7 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
     this.#pi = options.pi;
     this.#ctx = options.ctx;
     this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: options.projectTrusted });
-    this.#kernel = options.kernel;
+    this.kernel = options.kernel;
     this.#unsubscribe = options.engine.onLaunchModeChanged((runId, mode) => {
       if (mode === 'background') this.#waits.get(runId)?.();
     });
@@ -106,12 +107,12 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
 
   /** What a retry of the run would replay and run again, its artifacts and named worktrees. */
   diagnose(run: StatusSummary): FailureDiagnostics {
-    return failureDiagnostics(this.engine, this.#kernel, run);
+    return failureDiagnostics(this.engine, this.kernel, run);
   }
 
   /** A refused retry's error, with the source run's diagnostics in its details. */
   withDiagnostics(error: unknown, runId: string): unknown {
-    return withDiagnostics(error, this.engine, this.#kernel, this.cwd, runId);
+    return withDiagnostics(error, this.engine, this.kernel, this.cwd, runId);
   }
 
   claimRuns(owner: string, owns: (run: StatusSummary) => boolean): void {

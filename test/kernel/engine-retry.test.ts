@@ -114,9 +114,9 @@ describe('retry', () => {
     expect(await grandchild.outcome).toMatchObject({ state: 'completed', value: [1, 2] });
     expect(h.snapshot(grandchild.runDir)).toMatchObject({ parentRunId: child.runId, lineage: [child.runId, parent.runId] });
     expect(lines(join(cwd, 'counter'))).toEqual(['a', 'b', 'c']);
-    // Each run journals only its own work.
-    expect(h.journal(parent.runDir).map((record) => record.kind)).toEqual(['shell']);
-    expect(h.journal(child.runDir).map((record) => record.kind)).toEqual(['function', 'shell']);
+    // Each run journals only its own work (and the failure that ended it, which a retry does not replay).
+    expect(h.journal(parent.runDir).map((record) => record.kind)).toEqual(['shell', 'failure']);
+    expect(h.journal(child.runDir).map((record) => record.kind)).toEqual(['function', 'shell', 'failure']);
     expect(h.journal(grandchild.runDir).map((record) => record.kind)).toEqual(['function', 'shell']);
   });
 

@@ -55,6 +55,8 @@ export interface ScriptedModel {
   agent(prompt: string, script: PromptScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
+  /** Every request the server received so far, main session and agents. */
+  totalRequests(): number;
   /** The tools the first request of an agent with this prompt offered, sorted. */
   agentTools(prompt: string): readonly string[] | undefined;
   /** Leaves the next request of an agent with this prompt unanswered: for good, or until `until` settles. */
@@ -183,6 +185,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     },
     agent: (prompt, next) => void promptScripts.set(prompt, next),
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
+    totalRequests: () => server.requests.length,
     agentTools: (prompt) => offered.get(prompt),
     holdNext: (prompt, until) => void held.set(prompt, until),
     gatherParents: (count) => {
