@@ -7,7 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createPiHome, REPO_ROOT, runPi, runWfcli, type PiHome, type PiResult } from './support/pi-cli.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, WFCLI, type PiHome, type PiResult } from './support/pi-cli.js';
+import { shellQuote } from '../../cli/export.js';
 import { MODEL_ID, startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const RUN_ID = /^run (wf-[0-9a-z]{9}-[0-9a-f]{8})$/m;
@@ -49,6 +52,27 @@ describe('wfcli run', () => {
     });
     writeFileSync(file, JSON.stringify(settings, null, 2));
   };
+
+  it('the built wfcli prints its help, and every command its own, without starting Pi', async () => {
+    const help = await runWfcli(pi, ['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['run', 'status', 'list', 'resume', 'retry', 'stop', 'doctor', 'doctor cleanup', 'inspect', 'transcript', 'export', 'relay']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    }
+    const doctor = await runWfcli(pi, ['doctor', 'cleanup', '--help']);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toMatch(/^usage:\n  wfcli doctor cleanup \[--older-than-days <days>\] \[--yes\] \[--json\]\n/);
+  });
+
+  it('draws a progress line on stderr when it is a terminal: phase and running agents, cleared at the end', async () => {
+    script('progress.js', "phase('warm');\nreturn await agent('Progress agent', { label: 'warmer' });");
+    // `script` gives the process a pseudo-terminal; its output is the terminal's.
+    const command = `stty cols 200; exec ${[process.execPath, WFCLI, 'run', '--script', 'progress.js'].map(shellQuote).join(' ')}`;
+    const { stdout } = await promisify(execFile)('script', ['-qefc', command, '/dev/null'], { cwd: pi.cwd, env: piEnv(pi) });
+    expect(stdout).toMatch(/\r\x1b\[2Kprogress wf-\S+ · running · \d+s · phase warm · 1 agent running: warmer/);
+    // Cleared before the value is printed.
+    expect(stdout).toMatch(/· completed · \d+s · phase warm\r\x1b\[2K"Progress agent: done"/);
+  });
 
   it('loads this package itself when Pi has not installed it; agents use the user models', async () => {
     const result = await wfcli(['--script', script('greet.js', "return { said: await agent('Headless agent') };")]);
