@@ -6,14 +6,13 @@
  * each holds is documented in docs/wfcli.md and checked by
  * test/cli/doctor.schema.json. Pure: doctor.ts gathers the inputs.
  */
-import { SELECTOR_DIAGNOSTIC_CODES, selectorDiagnostics, settingsDiagnostics, type JsonValue, type LoadedSettings, type RegisteredFunction, type RegisteredModelAlias, type SelectorLayer, type WorkflowSettings } from '../kernel/index.js';
+import { SELECTOR_DIAGNOSTIC_CODES, selectorDiagnostics, type JsonValue, type LoadedSettings, type RegisteredFunction, type RegisteredModelAlias, type SelectorLayer, type WorkflowSettings } from '../kernel/index.js';
 import type { AgentInspection } from './agent-inspection.js';
 import type { TrustDecision } from './trust.js';
 
 export interface DoctorDiagnostic {
   readonly code: string;
-  /** `info` is news only (a setting at its default that does nothing yet). */
-  readonly severity: 'error' | 'warning' | 'info';
+  readonly severity: 'error' | 'warning';
   readonly message: string;
   /** The files the diagnostic concerns. */
   readonly paths?: readonly string[];
@@ -133,7 +132,7 @@ export function buildDoctorReport(inputs: DoctorInputs): DoctorReport {
   const diagnostics: DoctorDiagnostic[] = [
     ...inputs.problems,
     ...legacyFieldDiagnostics(inputs.rawSettings),
-    ...(settings === undefined ? [] : [...settingsDiagnostics(settings), ...selectorDiagnostics(settings)]),
+    ...(settings === undefined ? [] : selectorDiagnostics(settings)),
   ];
   return {
     cwd: inputs.cwd,

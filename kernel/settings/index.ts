@@ -33,8 +33,6 @@ export { loadSettings } from './load.js';
 export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
 export { readGlobalSettingsFile } from './global-file.js';
 export type { GlobalSettingsRead } from './global-file.js';
-export { SETTINGS_DIAGNOSTIC_CODES, settingsDiagnostics } from './diagnostics.js';
-export type { SettingsDiagnostic, SettingsDiagnosticCode } from './diagnostics.js';
 export type {
   ExtensionSettingsSource,
   LoadSettingsInput,

@@ -73,7 +73,7 @@ describe('the Doctor JSON', () => {
       projectSettingsPath: base.projectPath,
       selectorSources: { global: { skills: [], extensions: [], tools: ['!*', 'read'] }, project: { skills: [], extensions: [], tools: [] } },
     });
-    expect(report.diagnostics).toEqual([expect.objectContaining({ code: 'SETTINGS_BACKGROUND_WIDGET_INACTIVE', severity: 'info' })]);
+    expect(report.diagnostics).toEqual([]);
     expect(hasErrors(report)).toBe(false);
   });
 
@@ -81,10 +81,7 @@ describe('the Doctor JSON', () => {
     writeFileSync(base.globalPath, JSON.stringify({ tools: ['read'] }));
     const warned = buildDoctorReport({ ...base, settings: await loadSettings({ cwd: base.cwd, agentDir: base.agentDir, projectTrusted: true }), rawSettings: [], problems: [] });
     expectValid(warned);
-    expect(warned.diagnostics).toEqual([
-      expect.objectContaining({ code: 'SETTINGS_BACKGROUND_WIDGET_INACTIVE', severity: 'info' }),
-      expect.objectContaining({ code: 'SELECTORS_TOOLS_NO_ALLOW_LIST', severity: 'warning', paths: [base.globalPath] }),
-    ]);
+    expect(warned.diagnostics).toEqual([expect.objectContaining({ code: 'SELECTORS_TOOLS_NO_ALLOW_LIST', severity: 'warning', paths: [base.globalPath] })]);
     expect(hasErrors(warned)).toBe(false);
 
     const legacy = buildDoctorReport({

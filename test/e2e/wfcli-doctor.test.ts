@@ -67,10 +67,7 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
       projectSettingsPath: projectPath,
       selectorSources: { global: { skills: [], extensions: [], tools: ['read', 'bash'] }, project: { skills: [], extensions: [], tools: [] } },
     });
-    expect(report.diagnostics).toEqual([
-      expect.objectContaining({ code: 'SETTINGS_BACKGROUND_WIDGET_INACTIVE', severity: 'info' }),
-      expect.objectContaining({ code: 'SELECTORS_TOOLS_NO_ALLOW_LIST', severity: 'warning', paths: [report.settingsPath] }),
-    ]);
+    expect(report.diagnostics).toEqual([expect.objectContaining({ code: 'SELECTORS_TOOLS_NO_ALLOW_LIST', severity: 'warning', paths: [report.settingsPath] })]);
     expect(report.agentInspection).toBeUndefined();
     expect(model.totalRequests()).toBe(0);
   });
