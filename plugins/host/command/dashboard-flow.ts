@@ -22,7 +22,7 @@ import { runDetails } from '../dashboard/details.js';
 import { dashboardRows, rootText } from '../dashboard/tree.js';
 import { agentMenu } from './agent-menu.js';
 import { DashboardView, type DashboardPick } from './dashboard-view.js';
-import { openReadOnly, runFilesOf } from './documents.js';
+import { openReadOnly, runFilesOf, transportsOf } from './documents.js';
 import { performRootAction } from './run-actions.js';
 import type { WorkflowHostView } from '../view.js';
 
@@ -85,6 +85,7 @@ function liveDashboard(deps: FlowDeps, load: () => StatusSummary, agentId: strin
     };
     const dashboard = new DashboardView({
       load,
+      transports: (run) => transportsOf(deps, run),
       theme,
       keybindings,
       done: (pick) => {
@@ -118,7 +119,7 @@ function liveDashboard(deps: FlowDeps, load: () => StatusSummary, agentId: strin
 async function selectorDashboard(deps: FlowDeps, load: () => StatusSummary): Promise<DashboardPick | undefined> {
   for (;;) {
     const run = load();
-    const rows = dashboardRows(run);
+    const rows = dashboardRows(run, transportsOf(deps, run));
     const labels = rows.map((row, index) => `${'  '.repeat(row.depth)}${row.kind === 'agent' ? `[${index}] ` : ''}${row.text}`);
     const choice = await deps.ctx.ui.select(['Workflow dashboard', ...runDetails(run)].join('\n'), labels);
     if (choice === undefined) return undefined;

@@ -7,6 +7,7 @@
  */
 import type { AgentSummary, RunState, StatusSummary } from '../../../kernel/index.js';
 import { agentCounts, usageText } from './describe.js';
+import type { SessionReference } from './documents.js';
 
 export type DashboardRow =
   | { readonly kind: 'root'; readonly depth: 0; readonly text: string; readonly state: RunState }
@@ -60,9 +61,23 @@ export function pathLevels(path: readonly string[], breadcrumb: readonly string[
   return levels;
 }
 
-export function agentText(agent: AgentSummary): string {
+/** The host's own in-process transport: rows name only the others (`via tmux` for a pane-backed agent). */
+const HOST_TRANSPORT = 'pi';
+
+/** The transport of each agent's latest attempt, when it is another than the host's own. */
+export function agentTransports(sessions: ReadonlyMap<string, readonly SessionReference[]>): Map<string, string> {
+  const transports = new Map<string, string>();
+  for (const [agentId, entries] of sessions) {
+    const transport = entries.at(-1)?.reference['transport'];
+    if (typeof transport === 'string' && transport !== HOST_TRANSPORT) transports.set(agentId, transport);
+  }
+  return transports;
+}
+
+export function agentText(agent: AgentSummary, transport?: string): string {
   const parts = [agent.label, agent.state];
   if (agent.attempts > 1) parts.push(`attempt ${agent.attempts}`);
+  if (transport !== undefined) parts.push(`via ${transport}`);
   const usage = usageText(agent.usage);
   if (usage !== '') parts.push(usage);
   return parts.join(' · ');
@@ -92,7 +107,7 @@ function child(parent: Node, key: string, make: () => Node): Node {
 }
 
 /** Rows in display order: the root, then a depth-first walk of phases, groups and agents. */
-export function dashboardRows(run: StatusSummary): DashboardRow[] {
+export function dashboardRows(run: StatusSummary, transports: ReadonlyMap<string, string> = new Map()): DashboardRow[] {
   const top: Node = { text: '', kind: 'group', children: new Map() };
   const byId = new Map(run.agents.map((agent) => [agent.id, agent]));
   const agentNodes = new Map<string, Node>();
@@ -112,7 +127,7 @@ export function dashboardRows(run: StatusSummary): DashboardRow[] {
         container = child(container, level.key, () => ({ text: level.text, kind: 'group', children: new Map() }));
       }
     }
-    const node: Node = { text: agentText(agent), kind: 'agent', agent, children: new Map() };
+    const node: Node = { text: agentText(agent, transports.get(agent.id)), kind: 'agent', agent, children: new Map() };
     placing.delete(agent.id);
     agentNodes.set(agent.id, node);
     container.children.set(`agent:${agent.id}`, node);
