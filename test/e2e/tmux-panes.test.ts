@@ -149,6 +149,22 @@ describe('tmux panes in a real tmux server', () => {
     tmux('kill-pane', '-t', viewer);
   });
 
+  it("runs a pane agent's nested child through the host's agent tool", async () => {
+    // `spawn:` makes the scripted agent call `agent`, then `get_subagent_result`; both run in the host.
+    const script = "return await agent('spawn:Child job', { label: 'alpha' });";
+    scripted.model.main(({ toolResults }) =>
+      toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'nested', script, foreground: true } }] } : { text: 'done' },
+    );
+    const { stdout } = await runPi(scripted.pi, ['--mode', 'json', '--approve', '--session-id', 'nested', 'Run nested']);
+    const launch = toolExecution(stdout, 'workflow');
+    expect(JSON.parse(launch.text), launch.text).toMatchObject({ state: 'completed' });
+    const runDir = scripted.pi.runDir('nested', runIdIn(launch.text));
+    expect(scripted.pi.readJson(join(runDir, 'result.json'))).toBe('spawn:Child job: done with (Child job: done)');
+    const snapshot = scripted.pi.readJson(join(runDir, 'snapshot.json')) as { agentSessions: Record<string, Record<string, string>[]> };
+    // The parent ran in a pane; its child (label "kid", not chosen) in process.
+    expect(Object.values(snapshot.agentSessions).flat().map((entry) => entry['transport']).sort()).toEqual(['pi', 'tmux']);
+  });
+
   it('fails an agent whose pane is killed with AGENT_FAILED, and a retry completes it', async () => {
     const script = "return await agent('Gamma task', { label: 'gamma' });";
     scripted.model.holdNext('Gamma task');
