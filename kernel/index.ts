@@ -47,4 +47,4 @@ export type { SandboxLimits } from './sandbox/pool.js';
 export { createAjv, formatAjvErrors } from './json-schema.js';
 export { writeFileAtomic } from './store/index.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
-export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, type ResultToolContract } from './result-tool.js';
+export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';

@@ -15,7 +15,7 @@ import type { ValidateFunction } from 'ajv';
 import { RESULT_TOOL_NAME, type JsonSchema } from './contracts/agent-options.js';
 import type { CustomToolDefinition } from './contracts/setup.js';
 import { WorkflowError, messageOf } from './errors.js';
-import { createAjv } from './json-schema.js';
+import { createAjv, formatAjvErrors } from './json-schema.js';
 import type { JsonValue } from './json.js';
 
 export interface ResultToolContract {
@@ -96,6 +96,36 @@ export function compileResultSchema(schema: JsonSchema): ValidateFunction {
   if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value as string);
   compiled.set(key, validate);
   return validate;
+}
+
+/**
+ * How a transport presents the tool: name, label, description, and the
+ * system prompt's snippet and guideline, which never depend on the schema
+ * (a schema change must not change the system prompt).
+ */
+export function resultToolPresentation(contract: Pick<ResultToolContract, 'name' | 'description'>): {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  readonly promptSnippet: string;
+  readonly promptGuidelines: string[];
+} {
+  return { name: contract.name, label: 'Workflow result', description: contract.description, promptSnippet: RESULT_TOOL_SNIPPET, promptGuidelines: [resultToolGuideline(contract.name)] };
+}
+
+/**
+ * Judges one submission against the contract: the value, or the tool error
+ * text the model gets (it quotes the schema, so the model can correct the
+ * value within the run). Every transport reports the same text.
+ */
+export function judgeResult(contract: ResultToolContract, params: unknown): { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string } {
+  const value = resultValue(contract, params);
+  const validate = compileResultSchema(contract.valueSchema);
+  if (validate(value)) return { ok: true, value };
+  return {
+    ok: false,
+    message: `Result rejected: ${formatAjvErrors(validate.errors)}. The result must match this JSON schema: ${resultSchemaText(contract.valueSchema)}. Call the tool again with a value that matches it.`,
+  };
 }
 
 /** The schema text quoted in a validation error, cut at 2,000 characters. */

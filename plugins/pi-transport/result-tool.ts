@@ -19,13 +19,10 @@ import type { TSchema } from 'typebox';
 import { defineTool, type ExtensionAPI, type ExtensionFactory, type InlineExtension, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import {
   compileResultSchema,
-  formatAjvErrors,
+  judgeResult,
   RESULT_TOOL_NAME,
-  RESULT_TOOL_SNIPPET,
-  resultSchemaText,
   resultToolContract,
-  resultToolGuideline,
-  resultValue,
+  resultToolPresentation,
   type CustomToolDefinition,
   type JsonSchema,
   type JsonValue,
@@ -49,27 +46,19 @@ export interface ResultToolOptions {
 /** The tool definition for one result schema (or the setup hook's replacement). */
 export function createResultTool(options: ResultToolOptions): ToolDefinition {
   const contract = resultToolContract(options.outputSchema, options.override);
-  const validate = compileResultSchema(contract.valueSchema);
+  // Compiles now: a schema ajv cannot compile fails before the tool exists (INVALID_SCHEMA).
+  compileResultSchema(contract.valueSchema);
   return defineTool({
-    name: contract.name,
-    label: 'Workflow result',
-    description: contract.description,
-    // Snippet and guideline never depend on the schema: a schema change must not change the system prompt.
-    promptSnippet: RESULT_TOOL_SNIPPET,
-    promptGuidelines: [resultToolGuideline(contract.name)],
+    ...resultToolPresentation(contract),
     parameters: contract.parameters as unknown as TSchema,
     executionMode: 'sequential',
     async execute(_toolCallId, params) {
       if (options.hasResult()) {
         return { content: [{ type: 'text', text: 'A result was already recorded. Stop now.' }], details: undefined, terminate: true };
       }
-      const value = resultValue(contract, params);
-      if (!validate(value)) {
-        throw new Error(
-          `Result rejected: ${formatAjvErrors(validate.errors)}. The result must match this JSON schema: ${resultSchemaText(contract.valueSchema)}. Call the tool again with a value that matches it.`,
-        );
-      }
-      options.onResult(value);
+      const judged = judgeResult(contract, params);
+      if (!judged.ok) throw new Error(judged.message);
+      options.onResult(judged.value);
       return { content: [{ type: 'text', text: 'Result recorded. Your work is done; stop now.' }], details: undefined, terminate: true };
     },
   });

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { TSchema } from 'typebox';
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from '@earendil-works/pi-coding-agent';
-import { RESULT_TOOL_SNIPPET, resultToolGuideline, type JsonValue } from '../../kernel/index.js';
+import { resultToolPresentation, type JsonValue } from '../../kernel/index.js';
 import {
   LineSplitter,
   PANE_CONFIG_ENV,
@@ -168,11 +168,7 @@ class PaneSide {
 
   #resultTool(tool: PaneTool): ToolDefinition {
     return {
-      name: tool.name,
-      label: 'Workflow result',
-      description: tool.description,
-      promptSnippet: RESULT_TOOL_SNIPPET,
-      promptGuidelines: [resultToolGuideline(tool.name)],
+      ...resultToolPresentation({ name: tool.name, description: tool.description }),
       parameters: tool.parameters as unknown as TSchema,
       executionMode: 'sequential',
       execute: async (_id, params) => {

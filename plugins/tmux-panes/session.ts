@@ -10,11 +10,9 @@
 import {
   WorkflowError,
   compileResultSchema,
-  formatAjvErrors,
+  judgeResult,
   messageOf,
-  resultSchemaText,
   resultToolContract,
-  resultValue,
   type CustomToolDefinition,
   type JsonSchema,
   type JsonValue,
@@ -197,15 +195,10 @@ export class PaneSession implements WorkflowSession {
     const turn = this.#turn;
     if (turn === undefined) return { error: 'No workflow task is waiting for a result now.' };
     if (turn.result !== undefined) return {};
-    const value = resultValue(turn.contract, params);
-    const validate = compileResultSchema(turn.contract.valueSchema);
-    if (!validate(value)) {
-      return {
-        error: `Result rejected: ${formatAjvErrors(validate.errors)}. The result must match this JSON schema: ${resultSchemaText(turn.contract.valueSchema)}. Call the tool again with a value that matches it.`,
-      };
-    }
-    turn.result = { value };
-    this.#emit({ type: 'result', value });
+    const judged = judgeResult(turn.contract, params);
+    if (!judged.ok) return { error: judged.message };
+    turn.result = { value: judged.value };
+    this.#emit({ type: 'result', value: judged.value });
     return {};
   }
 
