@@ -62,6 +62,9 @@ class PaneSide {
   #next = 0;
   #stats: { inputTokens: number; outputTokens: number; costUsd: number; turns: number } = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 };
   #lost = false;
+  /** The current result tool's name, and whether the host accepted a result in the running turn. */
+  #resultName: string;
+  #accepted = false;
   /** The declared result tool's parameters: an unchanged schema is not registered again (the transcript stays). */
   #resultKey: string;
 
@@ -83,6 +86,7 @@ class PaneSide {
     this.#socket.on('error', () => this.#hostLost('the connection failed'));
     this.#socket.on('close', () => this.#hostLost('the connection closed'));
     this.#resultKey = JSON.stringify(config.resultTool);
+    this.#resultName = config.resultTool.name;
     pi.registerTool(this.#resultTool(config.resultTool));
     for (const tool of config.customTools) pi.registerTool(this.#hostTool(tool));
     pi.on('session_start', (_event, ctx) => {
@@ -112,6 +116,8 @@ class PaneSide {
       };
       this.#stats = { ...stats };
       this.#send({ type: 'turn_end', stats });
+      // Pi stops by itself when the batch was only the accepted result; other tools in it would let the model go on.
+      if (this.#accepted && !event.toolResults.every((result) => result.toolName === this.#resultName && !result.isError)) this.#context?.abort();
     });
     pi.on('agent_end', () => this.#send({ type: 'agent_end' }));
   }
@@ -132,6 +138,8 @@ class PaneSide {
   #receive(message: HostMessage): void {
     switch (message.type) {
       case 'prompt':
+        this.#accepted = false;
+        this.#resultName = message.resultTool.name;
         if (JSON.stringify(message.resultTool) !== this.#resultKey) {
           this.#resultKey = JSON.stringify(message.resultTool);
           this.#pi.registerTool(this.#resultTool(message.resultTool));
@@ -174,6 +182,7 @@ class PaneSide {
       execute: async (_id, params) => {
         const answer = await this.#ask({ type: 'result', id: `r${this.#next++}`, params: plain(params) });
         if (answer.type === 'result_ack' && answer.error !== undefined) throw new Error(answer.error);
+        this.#accepted = true;
         return { content: [{ type: 'text', text: 'Result recorded. Your work is done; stop now.' }], details: undefined, terminate: true };
       },
     };

@@ -123,6 +123,8 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
       onMessage: (message) => (session === undefined ? early.push({ message }) : session.onMessage(message)),
       onClose: (error) => (session === undefined ? early.push({ closed: error ?? true }) : session.onClose(error)),
     });
+    // Closing the channel rejects a hello nobody waits for yet (tmux failed to open the window): not an unhandled rejection.
+    hello.catch(() => undefined);
     opened = await tmux.newWindow({ target: `${options.session}:`, name, cwd: input.cwd, command: launcherCommand(files.launch), detached: true, keepOnExit: true });
     const said = await waitForHello(tmux, opened, hello, context.signal, options.helloTimeoutMs ?? 60_000);
     const where = `${opened.pane} (window "${name}")`;
