@@ -32,6 +32,8 @@ export interface PaneSessionOptions {
   readonly resultOverride?: Omit<CustomToolDefinition, 'execute'> | undefined;
   readonly customTools: readonly CustomToolDefinition[];
   readonly turnControl?: string | undefined;
+  /** Whether the pane still exists with its program running (asked when a run ends without a result). */
+  readonly alive: () => Promise<boolean>;
   /** Closes the pane and removes the attempt's files; called once by dispose. */
   readonly close: () => Promise<void>;
   /** Names the pane in errors. */
@@ -202,12 +204,31 @@ export class PaneSession implements WorkflowSession {
     return {};
   }
 
+  /**
+   * A run ended. Without a result it may be the pane's `pi` stopping because
+   * its pane was killed (Pi 1.x ends the run on SIGHUP before it exits), so
+   * tmux is asked first: a pane that is gone fails the turn as closed.
+   */
   #endTurn(): void {
     const turn = this.#turn;
     if (turn === undefined) return;
-    this.#turn = undefined;
-    this.#state = 'idle';
-    turn.resolve();
+    const finish = (): void => {
+      if (this.#turn !== turn) return; // closed or disposed meanwhile
+      this.#turn = undefined;
+      this.#state = 'idle';
+      turn.resolve();
+    };
+    if (turn.result !== undefined) {
+      finish();
+      return;
+    }
+    this.#options.alive().then(
+      (alive) => {
+        if (alive) finish();
+        else if (this.#turn === turn) this.onClose();
+      },
+      finish,
+    );
   }
 
   async #runTool(id: string, name: string, params: JsonValue): Promise<void> {

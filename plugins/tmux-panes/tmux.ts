@@ -79,9 +79,10 @@ export class Tmux {
   /** A pane's state: gone (undefined), dead (its program exited, kept by remain-on-exit) or alive. */
   async paneState(pane: string, tagOption?: string): Promise<{ readonly dead: boolean; readonly tag: string } | undefined> {
     try {
-      const out = await this.display(`#{pane_dead}|${tagOption === undefined ? '' : `#{${tagOption}}`}`, pane);
-      const [dead, tag = ''] = out.split('|');
-      return { dead: dead === '1', tag };
+      // tmux 3.3 answers a target that no longer exists with empty formats and exit 0: the ID must come back.
+      const out = await this.display(`#{pane_id}|#{pane_dead}|${tagOption === undefined ? '' : `#{${tagOption}}`}`, pane);
+      const [id, dead, tag = ''] = out.split('|');
+      return id === pane ? { dead: dead === '1', tag } : undefined;
     } catch {
       return undefined;
     }

@@ -126,7 +126,8 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
     // Closing the channel rejects a hello nobody waits for yet (tmux failed to open the window): not an unhandled rejection.
     hello.catch(() => undefined);
     opened = await tmux.newWindow({ target: `${options.session}:`, name, cwd: input.cwd, command: launcherCommand(files.launch), detached: true, keepOnExit: true });
-    const said = await waitForHello(tmux, opened, hello, context.signal, options.helloTimeoutMs ?? 60_000);
+    const pane = opened;
+    const said = await waitForHello(tmux, pane, hello, context.signal, options.helloTimeoutMs ?? 60_000);
     const where = `${opened.pane} (window "${name}")`;
     session = new PaneSession({
       channel,
@@ -144,6 +145,10 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
       resultOverride: input.resultTool,
       customTools,
       turnControl: prepared.turnControl,
+      alive: async () => {
+        const state = await tmux.paneState(pane.pane);
+        return state !== undefined && !state.dead;
+      },
       close,
       where,
     });

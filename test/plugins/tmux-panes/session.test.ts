@@ -4,7 +4,7 @@ import type { PaneChannel } from '../../../plugins/tmux-panes/channel.js';
 import type { HostMessage } from '../../../plugins/tmux-panes/protocol.js';
 import { PaneSession } from '../../../plugins/tmux-panes/session.js';
 
-function session(options: { turnControl?: string; customTools?: ConstructorParameters<typeof PaneSession>[0]['customTools'] } = {}) {
+function session(options: { turnControl?: string; alive?: boolean; customTools?: ConstructorParameters<typeof PaneSession>[0]['customTools'] } = {}) {
   const sent: HostMessage[] = [];
   let closes = 0;
   const channel = { send: (message: HostMessage) => (sent.push(message), true) } as unknown as PaneChannel;
@@ -14,6 +14,7 @@ function session(options: { turnControl?: string; customTools?: ConstructorParam
     reference: { transport: 'tmux', pane: '%1' },
     customTools: options.customTools ?? [],
     turnControl: options.turnControl,
+    alive: async () => options.alive ?? true,
     close: async () => void closes++,
     where: '%1',
   });
@@ -57,6 +58,19 @@ describe('a pane session', () => {
     expect(isWorkflowError(error) && error.code).toBe('AGENT_FAILED');
     expect((error as Error).message).toMatch(/tmux pane %1 closed/);
     await expect(pane.prompt('Again')).rejects.toThrow(/closed/);
+  });
+
+  it('ends a turn without a result when the pane lives, and fails it as closed when the pane is gone', async () => {
+    const living = session();
+    const ended = living.pane.prompt('Task');
+    living.pane.onMessage({ type: 'agent_end' });
+    await expect(ended).resolves.toBeUndefined();
+    const killed = session({ alive: false });
+    const turn = killed.pane.prompt('Task');
+    killed.pane.onMessage({ type: 'agent_end' });
+    const error = await turn.catch((cause: unknown) => cause);
+    expect(isWorkflowError(error) && error.code).toBe('AGENT_FAILED');
+    expect((error as Error).message).toMatch(/tmux pane %1 closed/);
   });
 
   it('runs custom tools for the pane and reports their errors as tool errors', async () => {
