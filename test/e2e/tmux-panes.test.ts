@@ -7,8 +7,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runPi, startPi } from './support/pi-cli.js';
@@ -191,5 +191,31 @@ describe('tmux panes in a real tmux server', () => {
     expect(scripted.pi.readJson(join(scripted.pi.runDir('killed', retried), 'result.json')), retry.text).toMatch(/^Gamma task/);
     const retriedSnapshot = scripted.pi.readJson(join(scripted.pi.runDir('killed', retried), 'snapshot.json')) as { agentSessions: Record<string, Record<string, string>[]> };
     expect(Object.values(retriedSnapshot.agentSessions).flat().at(-1)).toMatchObject({ transport: 'tmux', label: 'gamma' });
+  });
+
+  it('is left out by a package filter: inside tmux, chosen agents then run in process', async () => {
+    const settingsFile = join(scripted.pi.agentDir, 'settings.json');
+    const original = readFileSync(settingsFile, 'utf8');
+    const settings = JSON.parse(original) as { packages?: (string | { source: string; extensions?: string[] })[] };
+    settings.packages = (settings.packages ?? []).map((entry) => {
+      const source = typeof entry === 'string' ? entry : entry.source;
+      return resolve(scripted.pi.agentDir, source) === resolve(REPO_ROOT) ? { source, extensions: ['-dist/plugins/tmux-panes/index.js'] } : entry;
+    });
+    writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    try {
+      scripted.model.main(({ toolResults }) =>
+        toolResults.length === 0
+          ? { toolCalls: [{ name: 'workflow', arguments: { name: 'filtered', script: "return await agent('Filtered task', { label: 'alpha' });", foreground: true } }] }
+          : { text: 'done' },
+      );
+      const { stdout } = await runPi(scripted.pi, ['--mode', 'json', '--approve', '--session-id', 'filtered', 'Run filtered']);
+      const launch = toolExecution(stdout, 'workflow');
+      expect(JSON.parse(launch.text), launch.text).toMatchObject({ state: 'completed' });
+      const snapshot = scripted.pi.readJson(join(scripted.pi.runDir('filtered', runIdIn(launch.text)), 'snapshot.json')) as { agentSessions: Record<string, Record<string, string>[]> };
+      expect(Object.values(snapshot.agentSessions).flat()).toEqual([expect.objectContaining({ transport: 'pi' })]);
+      expect(paneOf('alpha wf-')).toBeUndefined();
+    } finally {
+      writeFileSync(settingsFile, original);
+    }
   });
 });
