@@ -167,11 +167,17 @@ class PaneSide {
     }
   }
 
-  /** A prompt starts a run when the agent is idle; while it runs (a user typed first), it follows up. */
+  /**
+   * A prompt starts a run when the agent is idle; while it runs (a user typed
+   * first), it follows up. A steer only steers a running agent: one that
+   * arrives as the run ends must not start another.
+   */
   #deliver(text: string, steer: boolean): void {
     const idle = this.#context?.isIdle() ?? true;
-    if (idle) this.#pi.sendUserMessage(text);
-    else this.#pi.sendUserMessage(text, { deliverAs: steer ? 'steer' : 'followUp' });
+    if (steer) {
+      if (!idle) this.#pi.sendUserMessage(text, { deliverAs: 'steer' });
+    } else if (idle) this.#pi.sendUserMessage(text);
+    else this.#pi.sendUserMessage(text, { deliverAs: 'followUp' });
   }
 
   #resultTool(tool: PaneTool): ToolDefinition {
