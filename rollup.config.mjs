@@ -18,6 +18,8 @@ const fixed = {
   'relay/index': 'build/relay/index.js',
   'relay/cli': 'build/relay/cli.js',
   'cli/wfcli': 'build/cli/wfcli.js',
+  // A portable bundle's launcher.mjs imports it from the installed package (docs/bundles.md).
+  'cli/bundle-launcher': 'build/cli/bundle/launcher.js',
   'kernel/sandbox/worker': 'build/kernel/sandbox/worker.js',
 };
 

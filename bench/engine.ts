@@ -10,8 +10,10 @@
  *                 sandbox) times resume() called → outcome settled (recovery, journal load, N replays,
  *                 completion)
  * run_memory_mb   peak resident-set growth of the host process during one 10,000-op run
+ * host_survives_oom  1 when a script that exhausts its sandbox's heap fails with memory_limit and the same
+ *                 engine then completes a normal run (the sandbox is a process of its own); 0 otherwise
  *
- * Targets: launch ≤ 50 ms, per-op ≤ 0.2 ms, replay of 10,000 ≤ 1,000 ms and linear in the count.
+ * Targets: launch ≤ 50 ms, per-op ≤ 0.2 ms, replay of 10,000 ≤ 500 ms and linear in the count, host_survives_oom 1.
  * Extra lines help read those: launch_p90_ms, launch_fsync_ms (fsync time inside one launch),
  * replay_per_op_us (slope between 1k and 10k), replay_10k_setup_ms / _ops_ms / _finish_ms (resume()
  * → first replayed op → last replayed op → outcome), run_memory_control_mb (the same measure for a
@@ -36,7 +38,7 @@ const { WorkflowEngine } = await import('../kernel/engine/engine.js');
 const { registerWorkflowExtension } = await import('../kernel/registry/index.js');
 type Engine = InstanceType<typeof WorkflowEngine>;
 
-/** Time for a spare sandbox worker to finish its lockdown after the previous one was taken. */
+/** Time for a spare sandbox process to start and finish its lockdown after the previous one was taken. */
 const WARM_WAIT_MS = Number(process.env['BENCH_WARM_WAIT_MS'] ?? 800);
 const LAUNCHES = 20;
 /** Cold resumes per replay size; the median is reported. */
@@ -51,7 +53,7 @@ interface Place {
 }
 
 function report(name: string, value: number, unit: string): void {
-  const digits = value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
+  const digits = unit === 'bool' || value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
   console.log(`BENCH ${name} ${value.toFixed(digits)} ${unit}`);
 }
 
@@ -181,7 +183,7 @@ async function peakGrowth(host: Engine, place: Place, script: string): Promise<{
   };
   const sampler = setInterval(sample, 5);
   await settled(await host.launch({ name: 'memory', cwd: place.cwd, script }));
-  // Keep sampling while the pool's new spare worker finishes starting, so every run is charged for it.
+  // Keep sampling while the pool's new spare process finishes starting (its memory is its own, not the host's).
   await sleep(WARM_WAIT_MS);
   clearInterval(sampler);
   sample();
@@ -267,6 +269,18 @@ async function benchReplay(place: Place): Promise<void> {
   report('replay_10k_finish_ms', t3.finish, 'ms');
 }
 
+// ---- host_survives_oom ---------------------------------------------------------------------
+
+async function benchOom(place: Place): Promise<void> {
+  const host = engine(place);
+  await sleep(WARM_WAIT_MS);
+  const bomb = await (await host.launch({ name: 'oom', cwd: place.cwd, script: 'const a = []; for (;;) a.push(new Array(2 ** 20).fill(1));' })).outcome;
+  const after = await (await host.launch({ name: 'after-oom', cwd: place.cwd, script: LOOP(10) })).outcome;
+  await host.close();
+  const survived = bomb.state === 'failed' && bomb.error?.code === 'INTERNAL_ERROR' && /memory limit/.test(bomb.error.message) && after.state === 'completed' && after.value === 10;
+  report('host_survives_oom', survived ? 1 : 0, 'bool');
+}
+
 // ---- entry points --------------------------------------------------------------------------
 
 async function hold(): Promise<void> {
@@ -283,6 +297,7 @@ async function main(): Promise<void> {
     await benchLaunch(place);
     await benchOps(place);
     await benchReplay(place);
+    await benchOom(place);
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }

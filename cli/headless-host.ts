@@ -11,6 +11,10 @@
  *
  * The session and its event bus stay alive until `dispose()`, which emits
  * `session_shutdown`, releases the session and only then clears the bus.
+ *
+ * `sessionId` makes the session the owner of that session's runs (`wfcli
+ * resume`, `retry`, `stop` act as the session that launched the run). When
+ * extensions fail to load, spec 2 rule 9 applies (provenance.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,12 +26,15 @@ import {
   createAgentSessionServices,
   createEventBus,
   type AgentSession,
+  type EventBus,
+  type Extension,
 } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, isWorkflowError, messageOf, resolveAgentDir } from '../kernel/index.js';
+import { WorkflowError, contributeWorkflowPlugin, type ExtensionInfo, isWorkflowError, messageOf, resetWorkflowPlugins, resetWorkflowRegistry, resolveAgentDir } from '../kernel/index.js';
 import { activeHost } from '../plugins/host/active-host.js';
 import type { HostSession } from '../plugins/host/host-session.js';
 import { PACKAGE_NAME, findPackage } from '../plugins/host/package-info.js';
-import { headlessProjectTrust } from './trust.js';
+import { headlessOptionsPlugin, loadedEntries, unprovenError, unprovenRegistrations } from './provenance.js';
+import { projectTrustDecision, type TrustDecision } from './trust.js';
 
 export interface LocalPiSessionOptions {
   readonly cwd: string;
@@ -37,6 +44,16 @@ export interface LocalPiSessionOptions {
   readonly trust?: boolean;
   /** The package whose entries load when it is not installed in Pi; default the package this module belongs to. */
   readonly packageRoot?: string;
+  /** The session ID to act as (a stored run's `sessionId`); default a new one. */
+  readonly sessionId?: string;
+  /**
+   * Spec 2 rule 9 when extensions failed to load and a registration cannot
+   * be proven: `stop` (default) refuses to start; `report` starts anyway and
+   * names them in `unproven` (`wfcli doctor` reports, it runs nothing).
+   */
+  readonly unproven?: 'stop' | 'report';
+  /** Portable bundle modules registered before extensions load: proven sources, like loaded entries (rule 9). */
+  readonly bundleModules?: readonly string[];
 }
 
 export interface LocalPiSession {
@@ -44,8 +61,17 @@ export interface LocalPiSession {
   /** The workflow host the session started. */
   readonly host: HostSession;
   readonly projectTrusted: boolean;
+  readonly trust: TrustDecision;
+  /** Registrations that could not be proven to come from a loaded extension (with `unproven: 'report'`). */
+  readonly unproven: readonly ExtensionInfo[];
   /** Extension load failures and Pi's startup diagnostics: warnings for the CLI to print. */
   readonly warnings: readonly string[];
+  /** The extensions Pi loaded for this cwd (this package's entries included). */
+  readonly extensions: readonly Extension[];
+  /** Extensions that failed to load: `"<path>": <error>`. */
+  readonly loadErrors: readonly string[];
+  /** The session's event bus: `WORKFLOW_*` events arrive here (docs/host.md "Events bridge"). */
+  readonly events: EventBus;
   /** Emits `session_shutdown`, disposes the session, then clears the event bus. Idempotent; await it. */
   dispose(): Promise<void>;
 }
@@ -63,25 +89,40 @@ function installedInPi(packages: DefaultPackageManager): boolean {
   return packages.listConfiguredPackages().some((entry) => entry.installedPath !== undefined && packageName(entry.installedPath) === PACKAGE_NAME);
 }
 
+/** No session will start: the registrations the loaded factories made are dropped. */
+function abandon(error: WorkflowError): WorkflowError {
+  resetWorkflowRegistry();
+  resetWorkflowPlugins();
+  return error;
+}
+
 export async function createLocalPiSession(options: LocalPiSessionOptions): Promise<LocalPiSession> {
   const cwd = resolve(options.cwd);
   const agentDir = resolve(options.agentDir ?? resolveAgentDir());
-  const projectTrusted = headlessProjectTrust({
-    cwd,
-    agentDir,
-    ...(options.trust === undefined ? {} : { override: options.trust }),
-    settings: SettingsManager.create(cwd, agentDir, { projectTrusted: false }),
-  });
+  const trust = projectTrustDecision({ cwd, agentDir, ...(options.trust === undefined ? {} : { override: options.trust }) });
+  const projectTrusted = trust.trusted;
   const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted });
   const packageRoot = options.packageRoot ?? findPackage()?.root;
   const own = packageRoot !== undefined && existsSync(packageRoot) && !installedInPi(new DefaultPackageManager({ cwd, agentDir, settingsManager })) ? [packageRoot] : [];
   const eventBus = createEventBus();
   const services = await createAgentSessionServices({ cwd, agentDir, settingsManager, resourceLoaderOptions: { eventBus, additionalExtensionPaths: own } });
-  const warnings = [
-    ...services.diagnostics.filter((entry) => entry.type !== 'info').map((entry) => entry.message),
-    ...services.resourceLoader.getExtensions().errors.map((entry) => `Failed to load extension "${entry.path}": ${entry.error}`),
-  ];
-  const { session } = await createAgentSessionFromServices({ services, sessionManager: SessionManager.inMemory(cwd) });
+  const loaded = services.resourceLoader.getExtensions();
+  const loadErrors = loaded.errors.map((entry) => `"${entry.path}": ${entry.error}`);
+  const warnings = [...services.diagnostics.filter((entry) => entry.type !== 'info').map((entry) => entry.message), ...loadErrors.map((error) => `Failed to load extension ${error}`)];
+  let unproven: ExtensionInfo[] = [];
+  if (loadErrors.length > 0) {
+    // Extension factories ran while the resource loader loaded them: the registrations are in.
+    const entries = loadedEntries([...loaded.extensions.map((extension) => extension.resolvedPath), ...(options.bundleModules ?? [])]);
+    unproven = unprovenRegistrations(entries);
+    if (unproven.length > 0 && options.unproven !== 'report') throw abandon(unprovenError(unproven, loadErrors));
+    contributeWorkflowPlugin(headlessOptionsPlugin(entries, loadErrors));
+  }
+  const sessionManager = SessionManager.inMemory(cwd, options.sessionId === undefined ? undefined : { id: options.sessionId });
+  // Feature check: a Pi that ignores the requested ID would act as a stranger to the run's session.
+  if (options.sessionId !== undefined && sessionManager.getSessionId() !== options.sessionId) {
+    throw abandon(new WorkflowError('CONFIG_ERROR', `This Pi version cannot open a session with the ID ${options.sessionId}, which owns the run`));
+  }
+  const { session } = await createAgentSessionFromServices({ services, sessionManager });
 
   let disposed: Promise<void> | undefined;
   const dispose = (): Promise<void> => {
@@ -108,7 +149,9 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
         `The workflow host did not start in the headless Pi session: its entry (dist/src/index.js of ${PACKAGE_NAME}) is not loaded or is filtered out${why.length > 0 ? `; ${why.join('; ')}` : ''}`,
       );
     }
-    return { session, host: started.session, projectTrusted, warnings: [...warnings, ...startErrors], dispose };
+    // --no-approve is an explicit choice to run without the project's settings and resources.
+    if (options.trust === false) started.session.engine.excludeProjectResources();
+    return { session, host: started.session, projectTrusted, trust, unproven, warnings: [...warnings, ...startErrors], extensions: loaded.extensions, loadErrors, events: eventBus, dispose };
   } catch (error) {
     await dispose().catch(() => undefined);
     throw isWorkflowError(error) ? error : new WorkflowError('CONFIG_ERROR', `The headless Pi session could not start: ${messageOf(error)}`, undefined, { cause: error });

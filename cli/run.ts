@@ -1,41 +1,20 @@
 /**
- * `wfcli run --script <file> [--name <n>] [--input <json>] [--budget <json>]`:
- * a file-backed launch in a headless Pi session (headless-host.ts), so the
- * run gets exactly the features (plugin entries) Pi would load for this cwd.
- * The run ID goes to stderr as soon as the run exists; the final value goes
- * to stdout.
+ * `wfcli run`: a registered workflow function by name, or a script file, in
+ * a headless Pi session (headless-host.ts) that loads what Pi would load for
+ * this cwd, so the run gets exactly Pi's features. Tokens before `--` are
+ * launcher options, tokens after it are the workflow's input
+ * (workflow-input.ts). The run ID goes to stderr as soon as the run exists,
+ * the value to stdout (follow.ts).
  */
 import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
-import { WorkflowError, type JsonValue } from '../kernel/index.js';
-import { createLocalPiSession, type LocalPiSessionOptions } from './headless-host.js';
-
-export interface RunCommand {
-  readonly script: string;
-  readonly name?: string;
-  readonly input?: string;
-  /** The run's budget (spec 1 "Budget"), as JSON; needs the budgets plugin. */
-  readonly budget?: string;
-  /** `--approve` (true), `--no-approve` (false), neither (Pi's trust decision). */
-  readonly approve?: boolean;
-}
-
-export interface CliIo {
-  readonly cwd: string;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  /** Pi's agent dir; default `PI_CODING_AGENT_DIR` else `~/.pi/agent`. */
-  readonly agentDir?: string;
-}
-
-function parseJson(flag: string, text: string | undefined): JsonValue | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (error) {
-    throw new WorkflowError('INVALID_METADATA', `${flag} is not valid JSON: ${(error as Error).message}`);
-  }
-}
+import { WorkflowError, isWorkflowError, loadingRegistry, type JsonValue } from '../kernel/index.js';
+import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } from './checkpoints.js';
+import { JSON_OPTION, TRUST_OPTIONS, UsageError, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { followRun } from './follow.js';
+import type { LocalPiSession } from './headless-host.js';
+import { parseJsonOption, withLocalSession } from './session.js';
+import { parseWorkflowInput } from './workflow-input.js';
 
 function readSource(path: string): string {
   try {
@@ -45,38 +24,111 @@ function readSource(path: string): string {
   }
 }
 
-/** Returns the process exit code. */
-export async function runCommand(command: RunCommand, io: CliIo): Promise<number> {
-  const scriptPath = resolve(io.cwd, command.script);
-  const name = command.name ?? basename(scriptPath, extname(scriptPath));
-  const args = parseJson('--input', command.input) ?? null;
-  const budget = parseJson('--budget', command.budget);
-  const source = readSource(scriptPath);
-  const options: LocalPiSessionOptions = {
-    cwd: io.cwd,
-    ...(io.agentDir === undefined ? {} : { agentDir: io.agentDir }),
-    ...(command.approve === undefined ? {} : { trust: command.approve }),
-  };
-  const local = await createLocalPiSession(options);
-  try {
-    for (const warning of local.warnings) io.stderr(`warning: ${warning}\n`);
-    const { host } = local;
-    const inspected = host.engine.inspect(source);
-    if (Object.values(inspected.sites).some((site) => site.callee === 'checkpoint')) {
-      throw new WorkflowError('INVALID_METADATA', 'Workflows containing checkpoints cannot run headless; launch them from Pi');
-    }
-    const handle = await host.engine.launch({ name, cwd: host.cwd, script: source, args, foreground: true, ...(budget === undefined ? {} : { options: { budget } }) });
-    // No await before adopting: the script's first tools.X call finds the run adopted.
-    host.adopt(handle);
-    io.stderr(`run ${handle.runId}\n`);
-    const outcome = await handle.outcome;
-    if (outcome.state === 'completed') {
-      io.stdout(`${JSON.stringify(outcome.value ?? null, null, 2)}\n`);
-      return 0;
-    }
-    io.stderr(`${outcome.error?.code ?? outcome.state}: ${outcome.error?.message ?? `the run ended ${outcome.state}`}\n`);
-    return 1;
-  } finally {
-    await local.dispose();
+/** `--input` (an object when flat arguments are merged over it) plus the flat arguments. */
+function workflowInput(base: JsonValue | undefined, rest: readonly string[], schema?: Readonly<Record<string, unknown>>): JsonValue {
+  if (rest.length === 0) return base ?? null;
+  if (base !== undefined && (typeof base !== 'object' || base === null || Array.isArray(base))) {
+    throw new UsageError('--input must be a JSON object when workflow arguments follow "--"');
   }
+  return { ...base, ...parseWorkflowInput(rest, schema) };
 }
+
+/** The script a registered function runs in: its input is the run's `args`. */
+export function functionScript(name: string): string {
+  return `return await ${name}(args);\n`;
+}
+
+/** A preflight failure on a name nobody defines may come from an extension that failed to load. */
+function withLoadErrors(error: unknown, local: LocalPiSession): unknown {
+  if (local.loadErrors.length === 0 || !isWorkflowError(error) || error.code !== 'INVALID_SYNTAX' || !error.message.includes('is not defined')) return error;
+  return new WorkflowError(error.code, `${error.message} (extensions failed to load: ${local.loadErrors.join('; ')})`, error.details);
+}
+
+interface Launch {
+  readonly name: string;
+  readonly source: string;
+  readonly args: JsonValue;
+}
+
+function byName(name: string, base: JsonValue | undefined, rest: readonly string[]): Launch {
+  const registry = loadingRegistry();
+  const fn = registry.getFunction(name);
+  if (fn === undefined) {
+    const known = [...registry.functions().keys()].sort();
+    throw new WorkflowError('MISSING_WORKFLOW', `No workflow function named "${name}" is registered here (${known.length === 0 ? 'none is' : `registered: ${known.join(', ')}`})`, { name });
+  }
+  const checkpointing = checkpointingFunction([name]);
+  if (checkpointing !== undefined) throw headlessCheckpointError(`the registered function "${checkpointing}" uses checkpoint`);
+  // A function takes one object: no input at all is the empty one.
+  return { name, source: functionScript(name), args: workflowInput(base ?? {}, rest, fn.definition.input) };
+}
+
+function byScript(local: LocalPiSession, path: string, source: string, name: string | undefined, base: JsonValue | undefined, rest: readonly string[]): Launch {
+  const inspected = local.host.engine.inspect(source);
+  refuseCheckpoints(Object.values(inspected.sites), inspected.functionCalls);
+  return { name: name ?? basename(path, extname(path)), source, args: workflowInput(base, rest) };
+}
+
+async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  const script = stringOption(parsed, 'script');
+  const [workflowName] = parsed.positionals;
+  if (script !== undefined && workflowName !== undefined) throw new UsageError('give a workflow name or --script, not both');
+  if (script === undefined && workflowName === undefined) throw new UsageError('give a workflow name or --script <file>');
+  if (script === undefined && stringOption(parsed, 'name') !== undefined) throw new UsageError('--name names a --script run; a registered workflow runs under its own name');
+  const base = parseJsonOption('--input', stringOption(parsed, 'input'));
+  const budget = parseJsonOption('--budget', stringOption(parsed, 'budget'));
+  const trust = trustOverride(parsed);
+  // A missing script fails before Pi starts.
+  const scriptPath = script === undefined ? undefined : resolve(io.cwd, script);
+  const source = scriptPath === undefined ? undefined : readSource(scriptPath);
+  return withLocalSession(io, trust === undefined ? {} : { trust }, async (local) => {
+    const { host } = local;
+    let launch: Launch;
+    let handle;
+    try {
+      launch =
+        scriptPath === undefined || source === undefined
+          ? byName(workflowName ?? '', base, parsed.rest)
+          : byScript(local, scriptPath, source, stringOption(parsed, 'name'), base, parsed.rest);
+      handle = await host.engine.launch({ name: launch.name, cwd: host.cwd, script: launch.source, args: launch.args, foreground: true, ...(budget === undefined ? {} : { options: { budget } }) });
+    } catch (error) {
+      throw withLoadErrors(error, local);
+    }
+    return followRun(local, handle, io, { json: flag(parsed, 'json'), name: launch.name });
+  });
+}
+
+export const runCommand: CommandSpec = {
+  name: 'run',
+  summary: 'Run a registered workflow, or a workflow script, in a headless Pi session.',
+  usage: [
+    'wfcli run <workflow-name> [--input <json>] [--budget <json>] [--approve | --no-approve] [--json] [-- --key value ...]',
+    'wfcli run --script <workflow.js> [--name <workflow-name>] [--input <json>] [--budget <json>] [--approve | --no-approve] [--json] [-- --key value ...]',
+  ],
+  help: `Tokens before "--" are launcher options; tokens after it are the workflow's input:
+"--key value" pairs (or --key=value; a bare --key is true). A registered
+function's input schema types them: a string property keeps the text, any
+other value is parsed as JSON when it is JSON, else kept as text; --input-key
+fills inputKey when the schema has that property; a repeated key or an array
+property collects a list. --input <json> is the input, or the object the
+flat arguments are merged over.
+
+  --script <file>    run this script file (the name defaults to the file name without its extension)
+  --name <name>      the run's workflow name (with --script)
+  --input <json>     the workflow's args
+  --budget <json>    the run's budget, e.g. '{"agentLaunches":{"hard":5}}'
+  --approve          trust the project for this run (project settings and resources apply)
+  --no-approve       do not trust it (they do not); default: Pi's stored decision
+  --json             print the whole outcome {runId, state, value?, error?} instead of the value
+
+The run ID goes to stderr ("run wf-...") as soon as the run exists; the final
+value goes to stdout as JSON. Exit 0 when the run completed; 1 when it did not
+(its CODE: message on stderr; an interrupted or budget-exhausted run says how
+to resume it) or the launch was refused; 2 for a usage error. Workflows
+containing checkpoints are refused: nobody can answer them headless. Ctrl-C
+interrupts the run; "wfcli resume <run-id>" continues it.`,
+  options: { script: { type: 'string' }, name: { type: 'string' }, input: { type: 'string' }, budget: { type: 'string' }, ...TRUST_OPTIONS, ...JSON_OPTION },
+  positionals: { min: 0, max: 1 },
+  acceptsRest: true,
+  run,
+};

@@ -1,5 +1,5 @@
 /**
- * The hook table: six points, each a frozen group of named tapable hooks.
+ * The hook table: seven points, each a frozen group of named tapable hooks.
  * The kind of every hook follows tapable's contract, and its error policy is
  * stated beside it. Only the kernel's owner modules call hooks; plugins get the
  * tap-only view built in plugin-api.ts.
@@ -16,6 +16,7 @@ import type { PrimitiveDefinition } from './contracts/primitive.js';
 import type { LoadedSettings } from './settings/load.js';
 import type { WorkflowError } from './errors.js';
 import type { ApprovedProposal, PluginEvent, RunAccess, RunEventEntry, RunRef } from './contracts/run-access.js';
+import type { WorkflowHostSession } from './contracts/host.js';
 
 export type { RunRef } from './contracts/run-access.js';
 
@@ -190,6 +191,16 @@ export function createHooks() {
     events: Object.freeze({
       /** Observe the ten WORKFLOW_* events after persistence. Best-effort: a throwing tap is reported, never fatal. */
       emit: new SyncHook<[WorkflowEvent]>(['event'], 'events.emit'),
+    }),
+    host: Object.freeze({
+      /**
+       * A host started a session: its engine exists, and runs left active by a
+       * host that died are not yet marked interrupted. A throwing tap is
+       * reported by the host, never fatal.
+       */
+      started: new SyncHook<[WorkflowHostSession]>(['session'], 'host.started'),
+      /** The session is shutting down, before its engine interrupts what still runs. A throwing tap is reported, never fatal. */
+      stopped: new SyncHook<[WorkflowHostSession]>(['session'], 'host.stopped'),
     }),
   });
 }

@@ -30,6 +30,12 @@ export interface PluginProvides {
   readonly launchOptions?: readonly string[];
   /** Abstract services other plugins may `requires` instead of a plugin name (`transport`). */
   readonly capabilities?: readonly string[];
+  /**
+   * Agent options the plugin gives a meaning (`role`): declared like a
+   * preparation hook's `optionsSchema` declares them, so the headless CLI
+   * accepts them after extension load failures (spec 2, AgentPreparationHook rule 9).
+   */
+  readonly agentOptions?: readonly string[];
 }
 
 /** The capability of a plugin that answers `transport.select`: a host that runs agents `requires` it. */

@@ -27,7 +27,7 @@ export const PLUGIN_DECLARATION_SCHEMA = {
     provides: {
       type: 'object',
       additionalProperties: false,
-      properties: { primitives: NAMES, launchOptions: NAMES, capabilities: NAMES },
+      properties: { primitives: NAMES, launchOptions: NAMES, capabilities: NAMES, agentOptions: NAMES },
     },
     entry: { type: 'string', minLength: 1 },
   },
@@ -93,7 +93,8 @@ function checkPlugin(candidate: unknown, index: number, seen: ReadonlySet<string
 
 type Providers = Record<ProvidedKind, Map<string, PluginProvider>>;
 
-const emptyProviders = (): Providers => ({ primitives: new Map(), launchOptions: new Map(), capabilities: new Map() });
+const emptyProviders = (): Providers => ({ primitives: new Map(), launchOptions: new Map(), capabilities: new Map(), agentOptions: new Map() });
+const KIND_NOUNS: Readonly<Record<ProvidedKind, string>> = { primitives: 'primitive', launchOptions: 'launch option', capabilities: 'capability', agentOptions: 'agent option' };
 
 function providersOf(plugins: readonly PluginDeclaration[], loaded: boolean): Providers {
   const providers = emptyProviders();
@@ -101,9 +102,9 @@ function providersOf(plugins: readonly PluginDeclaration[], loaded: boolean): Pr
     for (const kind of Object.keys(providers) as ProvidedKind[]) {
       for (const name of plugin.provides?.[kind] ?? []) {
         const other = providers[kind].get(name);
-        // Several transports may serve agents; a script global or launch option has one owner.
+        // Several transports may serve agents; a script global, launch option or agent option has one owner.
         if (loaded && other !== undefined && kind !== 'capabilities') {
-          throw new WorkflowError('CONFIG_ERROR', `Plugins "${other.plugin}" and "${plugin.name}" both provide the ${kind === 'primitives' ? 'primitive' : 'launch option'} "${name}"`, {
+          throw new WorkflowError('CONFIG_ERROR', `Plugins "${other.plugin}" and "${plugin.name}" both provide the ${KIND_NOUNS[kind]} "${name}"`, {
             plugins: [other.plugin, plugin.name],
             name,
           });

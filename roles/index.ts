@@ -39,6 +39,7 @@ export function createRolesPlugin(options: RolesPluginOptions = {}): KernelPlugi
   const home = options.home ?? homedir();
   return {
     name: PLUGIN_NAME,
+    provides: { agentOptions: [ROLE_OPTION] },
     apply(kernel) {
       const callSelectorsAside = kernel.plugins.includes(SELECTORS_PLUGIN);
       // The contributions follow the workflow registry: frozen at session start, emptied at shutdown.

@@ -27,6 +27,8 @@ export interface WorkflowSession {
   model?(): string;
   /** The full effective system prompt, read at every native agent start (system-prompts.json). */
   systemPrompt?(): string;
+  /** The concrete model the session runs, `provider/model:thinking`, when the transport knows it (an agent without a model runs on the transport's default). */
+  model?(): string | undefined;
   state(): 'idle' | 'running' | 'disposed';
   stats(): SessionStats;
   subscribe(listener: (progress: SessionProgress) => void): () => void;

@@ -56,8 +56,9 @@ export function diagnoseRun(root: string, runDir: string, snapshot: RunSnapshot)
     try {
       readJournal(dir).forEach((raw, index) => {
         const record = parseJournalRecord(raw, index);
-        // Log records only mark messages already written; they are not operations.
-        if (record.kind !== 'log') completed.set(record.key, record.key.slice(0, record.key.lastIndexOf('|')));
+        // Log records only mark messages already written, and a retry runs failed operations again: neither replays.
+        if (record.kind !== 'log' && record.kind !== 'failure') completed.set(record.key, record.key.slice(0, record.key.lastIndexOf('|')));
+        else if (record.kind === 'failure') completed.delete(record.key);
       });
     } catch (error) {
       problems.push(`journal of run ${runId}: ${messageOf(error)}`);

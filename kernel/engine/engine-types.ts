@@ -5,6 +5,9 @@ import type { Kernel } from '../kernel.js';
 import type { RunState } from '../states.js';
 import type { SandboxLimits } from '../sandbox/pool.js';
 import type { ApprovedProposal } from '../contracts/run-access.js';
+import type { AgentPreparation, PreparationDefaults } from '../contracts/preparation.js';
+import type { ModelInventory } from '../hooks.js';
+import type { LoadedSettings } from '../settings/index.js';
 
 export interface EngineOptions {
   readonly kernel: Kernel;
@@ -45,4 +48,31 @@ export interface ResumeOptions {
   readonly proposal?: ApprovedProposal;
 }
 
+export interface RetryOptions {
+  readonly expectedState?: string;
+  /** Overrides the inherited launch mode. */
+  readonly foreground?: boolean;
+  /**
+   * A stopped source may be retried too: the stopped run stays stopped and a
+   * linked child runs what it left incomplete. `workflow_retry` never sets it
+   * (spec 1: stopping a run is irreversible); a standalone subagent's retry does.
+   */
+  readonly allowStopped?: boolean;
+}
+
 export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };
+
+/** Agent options as a script passes them (JSON). */
+export type AgentOptionsInput = Readonly<Record<string, JsonValue>>;
+
+/** What a launch in a cwd would prepare, without a run (`WorkflowEngine.inspectPreparation`). */
+export interface PreparationInspection {
+  readonly settings: LoadedSettings;
+  /** Plugin state the segment produced (the `aliases` mapping ...). */
+  readonly pluginState: Readonly<Record<string, JsonValue>>;
+  readonly warnings: readonly string[];
+  readonly defaults: PreparationDefaults;
+  readonly inventory: ModelInventory;
+  /** The agent options after the preparation chain in `inspection` mode, when options were given. */
+  readonly prepared?: AgentPreparation;
+}

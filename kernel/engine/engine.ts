@@ -25,6 +25,7 @@ import {
 } from '../store/index.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
+import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
@@ -36,9 +37,9 @@ import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } fro
 import { persistSegment, type Segment } from './segment.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
-import type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
-export type { EngineOptions, ResumeOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
 const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
@@ -67,6 +68,11 @@ export class WorkflowEngine {
       this.#options.onWarning?.(isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error)));
     }
   };
+
+  /** Doctor's view of a launch here: settings, segment state and (given options) one agent prepared in `inspection` mode; no run. */
+  inspectPreparation(cwd: string, agentOptions?: AgentOptionsInput): Promise<PreparationInspection> {
+    return this.#prep.inspection(cwd, agentOptions);
+  }
 
   /** The static preflight of a script, as a launch would see it (no run is created). */
   inspect(source: string): ReturnType<typeof preflight> {
@@ -128,7 +134,7 @@ export class WorkflowEngine {
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), compiled.program, settings, segment);
+    return this.#start(record, this.#open(record), sandboxProgram(compiled), settings, segment);
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
@@ -142,8 +148,8 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: string, settings: LoadedSettings, segment: Segment): RunHandle {
-    const { journal, replay, release } = opened;
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+    const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
     try {
@@ -160,10 +166,10 @@ export class WorkflowEngine {
           segment,
           concurrency: record.snapshot.concurrency ?? settings.settings.concurrency,
           agentSlots: this.#agentSlots,
+          ...(this.#options.onWarning ? { warn: this.#options.onWarning } : {}),
         },
         record,
-        journal,
-        replay,
+        opened,
         () => {
           this.#live.delete(record.runId);
           release();
@@ -289,16 +295,17 @@ export class WorkflowEngine {
       opened.release();
       throw error;
     }
-    return this.#start(record, opened, compiled.program, settings, segment);
+    return this.#start(record, opened, sandboxProgram(compiled), settings, segment);
   }
 
-  async retry(cwd: string, runId: string, options: { expectedState?: string; foreground?: boolean } = {}): Promise<RunHandle> {
+  async retry(cwd: string, runId: string, options: RetryOptions = {}): Promise<RunHandle> {
     const source = this.#own(cwd, runId);
     const state = source.snapshot.state;
     if (options.expectedState !== undefined && options.expectedState !== state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
     }
-    if (state !== 'failed') throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
+    const retryable = state === 'failed' || (state === 'stopped' && options.allowStopped === true);
+    if (!retryable) throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
     checkIdentity(runId, source.snapshot);
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
@@ -395,5 +402,3 @@ export class WorkflowEngine {
     await this.#pool.close();
   }
 }
-
-

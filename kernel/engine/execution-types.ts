@@ -1,5 +1,6 @@
 /** What an execution segment is given and how it can end; the script globals it hands the sandbox. */
 import type { JsonValue } from '../json.js';
+import type { WorkflowError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { WorkflowRegistryApi } from '../registry/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
@@ -23,6 +24,8 @@ export interface ExecutionEnv {
   readonly concurrency: number;
   /** The session-wide active-agent ceiling. */
   readonly agentSlots: Slots;
+  /** Reports a failure nothing else can report (a state that could not be saved). */
+  readonly warn?: (error: WorkflowError) => void;
 }
 
 /** The host-performed core primitives; `prompt`, `parallel`, `pipeline` and `args` live in the sandbox. */

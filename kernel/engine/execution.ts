@@ -12,24 +12,27 @@ import { primitiveStep } from './ops/primitives.js';
 import { Decisions } from './decisions.js';
 import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
-import { writeResult, type Journal } from '../store/index.js';
+import type { Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
-import { sandboxReplayTable } from './replay.js';
-import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
+import { sandboxReplayTable, type ReplaySource } from './replay.js';
+import type { JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
+import { sandboxHandlers, type Incoming, type SandboxProgram } from './sandbox-bridge.js';
+import { Steps } from './steps.js';
+import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
 import { parseShellArgs, recordedShell } from './ops/shell.js';
 import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
 import type { RunState } from '../states.js';
-import { settleSegment } from './settle.js';
+import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
 
-import { scriptGlobals, type ExecutionEnv, type RecordBody, type SegmentOutcome } from './execution-types.js';
+import { scriptGlobals, type ExecutionEnv, type SegmentOutcome } from './execution-types.js';
 
 export type { ExecutionEnv, SegmentOutcome } from './execution-types.js';
 
@@ -53,15 +56,33 @@ export class RunExecution implements FunctionHost {
   readonly #scopeCwds: ScopeCwds;
   #script: ScriptExecution | undefined;
   #inflight = 0;
-  /** The key the sandbox says it answered from the journal, checked by the next step. */
-  #expectedReplay: string | undefined;
+  readonly #steps: Steps;
+  readonly #notes = new NoteBudget();
   #ended = false;
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
   #resumeWaiters: (() => void)[] = [];
 
-  constructor(env: ExecutionEnv, record: RunRecord, journal: Journal, replay: ReadonlyMap<string, JournalRecord>, onEnd: () => void) {
+  constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
+    const { journal, replay, nextSeq } = source;
     this.#env = env;
+    this.#steps = new Steps(
+      {
+        replay,
+        journal,
+        counter: this.#counter,
+        maxValueBytes: env.pool.limits.maxValueBytes,
+        gate: () => this.#gate(),
+        assertLive: () => this.#assertLive(),
+        inflight: (delta) => {
+          this.#inflight += delta;
+          if (delta < 0) this.#maybeFinishPause();
+        },
+        observe: (record, replayed) => this.#observe(record, replayed),
+        diverge: (error) => this.#failWith(error),
+      },
+      nextSeq,
+    );
     this.#record = record;
     this.#journal = journal;
     this.#replay = replay;
@@ -101,7 +122,7 @@ export class RunExecution implements FunctionHost {
       signal: this.#abort.signal,
     };
     this.#agents = new AgentOps(agentDeps, (scope, site, perform) =>
-      this.#step(
+      this.#steps.step(
         scope,
         site,
         'agent',
@@ -122,41 +143,57 @@ export class RunExecution implements FunctionHost {
     return this.#env.extensionSettings;
   }
 
-  start(program: string): void {
+  start({ program, sites }: SandboxProgram): void {
     const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
+    const handlers = sandboxHandlers({
+      replay: this.#replay,
+      maxValueBytes: this.#env.pool.limits.maxValueBytes,
+      ending: () => this.#ended || this.#closing,
+      perform: (op, site, scope, args, incoming) => this.perform(op, site, scope, args, incoming),
+      notify: (op, site, scope, args) => this.notify(op, site, scope, args),
+      append: (entry) => this.#journal.append(entry as unknown as Parameters<Journal['append']>[0]),
+      takeSeq: () => this.#steps.takeSeq(),
+      takeDelivered: (key) => this.#steps.takeDelivered(key),
+      fail: (error) => this.#failWith(error),
+    });
     this.#script = this.#env.pool.run(
-      { program, args: JSON.stringify(this.#record.snapshot.args), globals, siteGlobal: this.#env.siteGlobal, replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives) },
       {
-        call: async (call) => JSON.stringify(await this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[])),
-        replayed: (call, key) => {
-          this.#expectedReplay = key;
-          const booked = this.perform(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[]);
-          this.#expectedReplay = undefined;
-          booked.then(undefined, (error: unknown) => this.#failWith(error));
-        },
-        notify: (call) => this.notify(call.op, call.site, call.scope, JSON.parse(call.args) as JsonValue[]),
+        program,
+        sites,
+        marker: this.#env.siteGlobal,
+        args: this.#record.snapshot.args,
+        globals,
+        replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives),
       },
+      handlers,
     );
-    this.#script.result.then(
-      (value) => this.#complete(value),
-      (error: unknown) => this.#failWith(error),
-    );
+    this.#script.result
+      .then(
+        (value) => this.#complete(value),
+        (error: unknown) => this.#failWith(error),
+      )
+      .catch((error: unknown) => this.#env.warn?.(asWorkflowError(error)));
   }
 
   // ---- lifecycle -------------------------------------------------------
 
+  /** Ends the segment; never throws (it runs in promise callbacks, where a throw would reach the host's process). */
   #end(outcome: SegmentOutcome, persist: () => void): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#abort.abort();
-    void this.#script?.terminate();
-    this.#agents.dispose();
+    void this.#script?.terminate().catch(() => undefined);
+    let ended = outcome;
     try {
+      this.#agents.dispose();
       persist();
+    } catch (error) {
+      this.#env.warn?.(asWorkflowError(error));
+      ended = persistFailure(this.#record, error, this.#stamp);
     } finally {
       this.#journal.close();
       this.#onEnd();
-      this.#settle(outcome);
+      this.#settle(ended);
     }
   }
 
@@ -165,32 +202,18 @@ export class RunExecution implements FunctionHost {
     draft.activeMs = this.#clock.ms();
   };
 
-  #complete(valueText: string): void {
-    this.#settleScript({}, valueText);
+  #complete(value: JsonValue): void {
+    this.#settleScript({}, value);
   }
 
   #failWith(error: unknown): void {
     this.#settleScript({ failure: error });
   }
 
-  #settleScript(ended: { failure?: unknown }, valueText?: string): void {
+  #settleScript(ended: { failure?: unknown }, value?: JsonValue): void {
     if (this.#closing || this.#ended) return;
-    const settled = settleSegment(this.#env.kernel, this.#access, ended);
-    if (settled.state === 'completed') {
-      return this.#end('completed', () => {
-        const written = writeResult(this.#record.runDir, JSON.parse(valueText ?? 'null') as unknown);
-        this.#record.transition('completed', (draft) => {
-          draft.result = { path: written.path, bytes: written.bytes };
-          this.#stamp(draft);
-        });
-      });
-    }
-    this.#end(settled.state, () =>
-      this.#record.transition(settled.state, (draft) => {
-        draft.failure = settled.error.toJSON() as { code: string; message: string };
-        this.#stamp(draft);
-      }),
-    );
+    const ending = scriptEnding(this.#env.kernel, this.#access, this.#record, ended, value, this.#stamp);
+    this.#end(ending.outcome, () => ending.persist());
   }
 
   /** Immediate and irreversible: cancel everything in flight, then persist. */
@@ -244,7 +267,19 @@ export class RunExecution implements FunctionHost {
 
   // ---- dispatch --------------------------------------------------------
 
-  perform(op: string, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
+  /**
+   * Dispatches one operation; its step (reached synchronously) reads what
+   * the call is and, for the sandbox's calls, the key the sandbox gave it.
+   */
+  perform(op: string, site: string, scope: Scope, args: readonly JsonValue[], incoming?: Incoming): Promise<JsonValue> {
+    try {
+      return this.#steps.dispatching({ op, args }, incoming, () => this.#dispatch(op, site, scope, args));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #dispatch(op: string, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     if (op === 'shell') return this.#shell(site, scope, args);
     if (op === 'agent') return this.#agents.agent(site, scope, args);
     if (op === 'agent.send') return this.#agents.send(site, scope, args);
@@ -256,8 +291,8 @@ export class RunExecution implements FunctionHost {
   }
 
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
-    if (op === 'phase') return notePhase(this.#record, scope, args);
-    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay }, site, scope, args);
+    if (op === 'phase') return notePhase(this.#record, this.#notes, scope, args);
+    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay, budget: this.#notes }, site, scope, args);
     if (op === 'agent.create') return this.#agents.create(scope, args);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }
@@ -271,58 +306,22 @@ export class RunExecution implements FunctionHost {
     return this.#hostScopes.run(scope, fn);
   }
 
-  /** Runs one step: replay it when journaled, else perform it and journal the result. */
-  async #step<T extends JsonValue>(
-    scope: Scope,
-    site: string,
-    what: string,
-    replay: (record: JournalRecord) => T,
-    perform: (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>,
-  ): Promise<T> {
-    const expected = this.#expectedReplay;
-    this.#expectedReplay = undefined;
-    const claim = this.#counter.claim(scope, site, what);
-    try {
-      const past = this.#replay.get(claim.key);
-      if (expected !== undefined && (past === undefined || expected !== claim.key)) {
-        throw new WorkflowError('INTERNAL_ERROR', `replay diverged: the sandbox answered ${expected} from the journal, but the host keys this call ${claim.key}`, { key: claim.key });
-      }
-      if (past) {
-        const value = replay(past);
-        this.#observe(past, true);
-        return value;
-      }
-      await this.#gate();
-      this.#inflight += 1;
-      try {
-        const { value, body } = await perform(claim.key, claim.occurrence);
-        this.#assertLive();
-        const record = { v: JOURNAL_VERSION, key: claim.key, at: new Date().toISOString(), ...body } as JournalRecord;
-        this.#journal.append(record as unknown as Parameters<Journal['append']>[0]);
-        this.#observe(record, false);
-        return value;
-      } finally {
-        this.#inflight -= 1;
-        this.#maybeFinishPause();
-      }
-    } finally {
-      claim.release();
-    }
-  }
-
   #observe(record: JournalRecord, replayed: boolean): void {
     const usage = record.kind === 'agent' ? { ...record.usage } : undefined;
     this.#env.kernel.hooks.journal.recorded.call({ run: this.#access.run, key: record.key, kind: record.kind, replayed, ...(usage ? { usage } : {}), access: this.#access });
   }
 
   #mismatch(record: JournalRecord, expected: string): never {
-    throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, { key: record.key });
+    throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, {
+      key: record.key,
+      reason: 'nondeterministic_replay',
+    });
   }
 
   // ---- core operations -------------------------------------------------
 
   #shell(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    return this.#step(
+    return this.#steps.step(
       scope,
       site,
       'shell',
@@ -348,8 +347,11 @@ export class RunExecution implements FunctionHost {
     if (!registry.getFunction(name)) {
       return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `no registered workflow function is named "${name}"`, { name }));
     }
-    const segment = this.#invocations.next(scope, name, label);
-    return this.#step(
+    // A call from the sandbox carries its invocation segment in its key (`<scope>|fn:<name>#<n>#0`).
+    const keyed = this.#steps.incomingKey;
+    const segment = keyed === undefined ? this.#invocations.next(scope, name, label) : keyed.slice(scopeKey(scope).length + 1, keyed.lastIndexOf('#'));
+    this.#steps.identify({ op: name, args: [input] });
+    return this.#steps.step(
       scope,
       segment,
       name,
@@ -378,7 +380,7 @@ export class RunExecution implements FunctionHost {
   #primitive(primitive: PrimitiveDefinition, member: string | undefined, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     const deps = { run: this.run, runDir: this.#record.runDir, signal: this.#abort.signal, access: this.#access, decisions: this.#decisions, scopeCwds: this.#scopeCwds };
     const step = primitiveStep(primitive, member, site, scope, args, deps);
-    return this.#step(
+    return this.#steps.step(
       scope,
       site,
       step.what,

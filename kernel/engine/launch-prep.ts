@@ -11,7 +11,10 @@ import { loadingRegistry, validateExtensionSettings } from '../registry/index.js
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
 import { functionSource, launchInspectionOptions, preflight, type PreflightResult } from '../preflight/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
-import { initialPreparation } from './ops/agent-options.js';
+import { initialPreparation, parseAgentArgs } from './ops/agent-options.js';
+import type { AgentPreparation } from '../contracts/preparation.js';
+import type { AgentCallOptions } from '../contracts/agent-options.js';
+import type { PreparationInspection } from './engine-types.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
 import type { RunSnapshot } from './snapshot.js';
 
@@ -133,21 +136,44 @@ export class LaunchPrep {
 
   /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */
   async inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly Readonly<Record<string, JsonValue>>[], signal: AbortSignal): Promise<void> {
-    for (const options of optionSets) {
-      await this.#options.kernel.hooks.preparation.prepare.promise(initialPreparation(options, settings.settings.extensionSettings), {
-        options,
-        cwd,
-        projectCwd: cwd,
-        agentDir: this.agentDir,
-        projectTrusted: this.projectTrusted,
-        defaults: segment.defaults,
-        capabilities: { tools: segment.inventory.rootTools ?? [], skills: [], extensions: [] },
-        knownModels: segment.inventory.knownModels,
-        availableModels: segment.inventory.availableModels,
-        signal,
-        mode: 'inspection',
-        segment: segment.token,
-      });
-    }
+    for (const options of optionSets) await this.prepareInspected(cwd, settings, segment, options, signal);
+  }
+
+  /** One option object through the preparation chain in `inspection` mode: what hooks made of it, before any session. */
+  prepareInspected(cwd: string, settings: LoadedSettings, segment: Segment, options: AgentCallOptions, signal: AbortSignal): Promise<AgentPreparation> {
+    return this.#options.kernel.hooks.preparation.prepare.promise(initialPreparation(options, settings.settings.extensionSettings), {
+      options,
+      cwd,
+      projectCwd: cwd,
+      agentDir: this.agentDir,
+      projectTrusted: this.projectTrusted,
+      defaults: segment.defaults,
+      capabilities: { tools: segment.inventory.rootTools ?? [], skills: [], extensions: [] },
+      knownModels: segment.inventory.knownModels,
+      availableModels: segment.inventory.availableModels,
+      signal,
+      mode: 'inspection',
+      segment: segment.token,
+    });
+  }
+
+  /**
+   * What a launch here would prepare, without a run (`wfcli doctor`): the
+   * segment's plugin state and warnings and, given agent options, their
+   * preparation in `inspection` mode. No session, no provider call.
+   */
+  async inspection(cwd: string, agentOptions: Readonly<Record<string, JsonValue>> | undefined): Promise<PreparationInspection> {
+    const options = agentOptions === undefined ? undefined : parseAgentArgs(['inspection', agentOptions], 'agent options').options;
+    const settings = await this.settings(cwd);
+    const segment = await this.segment('launch', cwd, settings);
+    const prepared = options === undefined ? undefined : await this.prepareInspected(cwd, settings, segment, options, new AbortController().signal);
+    return {
+      settings,
+      pluginState: Object.fromEntries(segment.pluginState),
+      warnings: segment.warnings.map((warning) => warning.message),
+      defaults: segment.defaults,
+      inventory: segment.inventory,
+      ...(prepared === undefined ? {} : { prepared }),
+    };
   }
 }

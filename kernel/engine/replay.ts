@@ -2,25 +2,45 @@
  * What a segment replays: the journals of the run's lineage (oldest ancestor
  * first, so nearer runs win) and then its own. Loaded once per segment, so a
  * lookup is O(1).
+ *
+ * The run's own results keep their delivery order (`seq`) and failures: a
+ * resumed segment hands them to the script exactly as the first segments did.
+ * An ancestor's (a retry's parent) are replayed as they are called, and its
+ * failures are not replayed at all: a retry runs what failed again.
  */
 import { openJournal, readJournal, runDirectory, type Journal } from '../store/index.js';
 import { WorkflowError } from '../errors.js';
 import type { WorkflowRegistryApi } from '../registry/index.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import type { ReplayEntry } from '../sandbox/protocol.js';
-import { parseJournalRecord, type JournalRecord } from './journal-record.js';
+import { parseJournalRecord, type CallRecord, type JournalRecord } from './journal-record.js';
 import type { RunSnapshot } from './snapshot.js';
 
 export interface ReplaySource {
   readonly journal: Journal;
   readonly replay: Map<string, JournalRecord>;
+  /** The next delivery position of this run (one past its journal's last). */
+  readonly nextSeq: number;
 }
 
-function add(replay: Map<string, JournalRecord>, records: readonly unknown[]): void {
+function add(replay: Map<string, JournalRecord>, records: readonly unknown[], own: boolean): number {
+  let nextSeq = 0;
   records.forEach((raw, index) => {
     const record = parseJournalRecord(raw, index);
-    replay.set(record.key, record);
+    if (own) {
+      if (record.kind !== 'log' && record.seq !== undefined) nextSeq = Math.max(nextSeq, record.seq + 1);
+      replay.set(record.key, record);
+    } else if (record.kind !== 'failure') {
+      // An ancestor's order is not reproduced: its results are answered as they are called.
+      if (record.kind !== 'log' && record.seq !== undefined) {
+        const { seq: _seq, ...unordered } = record;
+        replay.set(record.key, unordered as JournalRecord);
+      } else {
+        replay.set(record.key, record);
+      }
+    }
   });
+  return nextSeq;
 }
 
 function checkFunctions(replay: ReadonlyMap<string, JournalRecord>, registry: WorkflowRegistryApi): void {
@@ -35,7 +55,7 @@ function checkFunctions(replay: ReadonlyMap<string, JournalRecord>, registry: Wo
 export function loadLineage(root: string, snapshot: Pick<RunSnapshot, 'cwd' | 'sessionId' | 'lineage'>, registry: WorkflowRegistryApi): Map<string, JournalRecord> {
   const replay = new Map<string, JournalRecord>();
   for (const ancestor of [...snapshot.lineage].reverse()) {
-    add(replay, readJournal(runDirectory(root, snapshot.cwd, snapshot.sessionId, ancestor)));
+    add(replay, readJournal(runDirectory(root, snapshot.cwd, snapshot.sessionId, ancestor)), false);
   }
   checkFunctions(replay, registry);
   return replay;
@@ -45,34 +65,47 @@ export function loadLineage(root: string, snapshot: Pick<RunSnapshot, 'cwd' | 's
 export function loadReplay(root: string, snapshot: RunSnapshot, runDir: string, registry: WorkflowRegistryApi): ReplaySource {
   const replay = loadLineage(root, snapshot, registry);
   const journal = openJournal(runDir, { fsync: false });
+  let nextSeq: number;
   try {
-    add(replay, journal.records);
+    nextSeq = add(replay, journal.records, true);
     checkFunctions(replay, registry);
   } catch (error) {
     journal.close();
     throw error;
   }
-  return { journal, replay };
+  return { journal, replay, nextSeq };
+}
+
+/** The operation a record answers (old records name it by kind). */
+export function recordOp(record: CallRecord): string {
+  if (record.op !== undefined) return record.op;
+  if (record.kind === 'function' || record.kind === 'primitive') return record.name;
+  return record.kind;
 }
 
 /**
- * What the sandbox may answer itself: completed shell, agent, function and
- * primitive operations. A function output that no longer fits its schema and
- * a primitive with its own replay check stay with the host, which reports
- * them when the call arrives.
+ * What the sandbox may answer or must order: every completed call and every
+ * failure the script received. A function output that no longer fits its
+ * schema, and primitives with a replay check of their own, are answered by
+ * the host (which reports the problem); the sandbox still orders them.
  */
 export function sandboxReplayTable(
   replay: ReadonlyMap<string, JournalRecord>,
   registry: WorkflowRegistryApi,
   primitives: ReadonlyMap<string, PrimitiveDefinition>,
-): Record<string, ReplayEntry> {
-  const table: Record<string, ReplayEntry> = {};
+): ReplayEntry[] {
+  const table: ReplayEntry[] = [];
   for (const record of replay.values()) {
-    let op: string | undefined;
-    if (record.kind === 'shell' || record.kind === 'agent') op = record.kind;
-    else if (record.kind === 'function') op = registry.getFunction(record.name)?.validateOutput(record.value).ok ? record.name : undefined;
-    else if (record.kind === 'primitive') op = primitives.get(record.name.split('.')[0]!)?.replay ? undefined : record.name;
-    if (op !== undefined && record.kind !== 'log') table[record.key] = { op, value: JSON.stringify(record.value) };
+    if (record.kind === 'log') continue;
+    const place = { key: record.key, op: recordOp(record), ...(record.seq === undefined ? {} : { seq: record.seq }), ...(record.call === undefined ? {} : { call: record.call }) };
+    if (record.kind === 'failure') {
+      table.push({ ...place, ok: false, error: record.error });
+      continue;
+    }
+    const hostAnswered =
+      (record.kind === 'function' && !registry.getFunction(record.name)?.validateOutput(record.value).ok) ||
+      (record.kind === 'primitive' && primitives.get(record.name.split('.')[0]!)?.replay !== undefined);
+    table.push(hostAnswered ? { ...place, host: true, ok: true } : { ...place, ok: true, value: record.value });
   }
   return table;
 }

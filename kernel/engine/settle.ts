@@ -6,9 +6,14 @@
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import type { SegmentSettlement } from '../hooks.js';
 import type { Kernel } from '../kernel.js';
+import type { JsonValue } from '../json.js';
 import type { RunAccess } from '../contracts/run-access.js';
+import { TERMINAL_RUN_STATES } from '../states.js';
+import { writeResult } from '../store/index.js';
+import type { SegmentOutcome } from './execution-types.js';
+import type { RunRecord } from './run-record.js';
 
-function asWorkflowError(error: unknown): WorkflowError {
+export function asWorkflowError(error: unknown): WorkflowError {
   return isWorkflowError(error) ? error : new WorkflowError('INTERNAL_ERROR', messageOf(error));
 }
 
@@ -20,5 +25,65 @@ export function settleSegment(kernel: Kernel, access: RunAccess, ended: { readon
     return initial.state === 'completed' || settled.state === 'completed' ? initial : settled;
   } catch (error) {
     return { state: 'failed', error: asWorkflowError(error) };
+  }
+}
+
+type Stamp = (draft: { activeMs?: number }) => void;
+
+/**
+ * How the segment ends now that its script ended: the state and the write
+ * that persists it. A result the store cannot write (too deep, disk full)
+ * fails the run; it never leaves the run `running`.
+ */
+export function scriptEnding(
+  kernel: Kernel,
+  access: RunAccess,
+  record: RunRecord,
+  ended: { readonly failure?: unknown },
+  value: JsonValue | undefined,
+  stamp: Stamp,
+): { readonly outcome: SegmentOutcome; persist(): void } {
+  let settled = settleSegment(kernel, access, ended);
+  if (settled.state === 'completed') {
+    try {
+      const written = writeResult(record.runDir, value ?? null);
+      const result = { path: written.path, bytes: written.bytes };
+      return {
+        outcome: 'completed',
+        persist: () =>
+          record.transition('completed', (draft) => {
+            draft.result = result;
+            stamp(draft);
+          }),
+      };
+    } catch (error) {
+      settled = { state: 'failed', error: asWorkflowError(error) };
+    }
+  }
+  const failed = settled;
+  return {
+    outcome: failed.state,
+    persist: () =>
+      record.transition(failed.state, (draft) => {
+        draft.failure = failed.error.toJSON() as { code: string; message: string };
+        stamp(draft);
+      }),
+  };
+}
+
+/** The state that ended a segment could not be saved: saves the run as failed with that error, if anything can be written. */
+export function persistFailure(record: RunRecord, error: unknown, stamp: Stamp): SegmentOutcome {
+  const failure = asWorkflowError(error);
+  try {
+    if (!TERMINAL_RUN_STATES.has(record.snapshot.state)) {
+      record.transition('failed', (draft) => {
+        draft.failure = failure.toJSON() as { code: string; message: string };
+        stamp(draft);
+      });
+    }
+    return 'failed';
+  } catch {
+    // Nothing can be written: the run stays as it was on disk, and recovery treats it as interrupted.
+    return 'interrupted';
   }
 }

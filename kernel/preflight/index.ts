@@ -64,7 +64,7 @@ export function preflight(source: string, options: PreflightOptions): PreflightR
   const parents = parentMap(body);
   checkNames(analysis, globals, parents, lines);
   const sites = collectSites(body, analysis, globals, lines);
-  checkRacing(sites, parents, analysis);
+  checkRacing(body, sites, parents, analysis, lines);
   const edits = [...neutralize(parsed), ...siteEdits(text, sites)];
   const program = PROGRAM_PREFIX + applyEdits(text, edits) + PROGRAM_SUFFIX;
   checkProgram(program, edits, lines);

@@ -4,12 +4,20 @@
 export const SITE_MARKER = '__pi_extensible_workflows_site';
 export const RESERVED_PREFIX = '__pi_extensible_workflows_';
 
+/**
+ * The JavaScript builtins a script may name: exactly those the sandbox's
+ * hardened compartment provides. Not provided (so rejected here, never
+ * `undefined` at run time): `Intl` (locale and time zone leak into values),
+ * `WeakRef` and `FinalizationRegistry` (garbage collection is not
+ * deterministic), `Float32Array` and `Float64Array` (they expose NaN bit
+ * patterns), `SharedArrayBuffer`, `Atomics`.
+ */
 export const BUILTIN_GLOBALS: ReadonlySet<string> = new Set([
   'Object', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'BigInt', 'Math', 'JSON', 'Promise', 'Reflect', 'Proxy',
-  'Map', 'Set', 'WeakMap', 'WeakSet', 'WeakRef', 'RegExp', 'Date',
+  'Map', 'Set', 'WeakMap', 'WeakSet', 'RegExp', 'Date',
   'Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError',
   'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
-  'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array', 'Intl',
+  'Uint32Array', 'BigInt64Array', 'BigUint64Array',
   'undefined', 'NaN', 'Infinity', 'isFinite', 'isNaN', 'parseInt', 'parseFloat',
   'encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent',
 ]);

@@ -5,20 +5,29 @@
  * effect call in an iteration callback or promise executor, and none in a
  * loop unless the loop awaits it before the next iteration.
  */
-import { isFunction, logicalParent, memberName } from './ast.js';
+import { isFunction, logicalParent, memberName, span } from './ast.js';
 import type { estree, Node, Parents } from './ast.js';
+import { chainRaces } from './chains.js';
 import { ITERATION_METHODS, RACING_PRIMITIVES } from './names.js';
-import { syntaxError } from './position.js';
+import { syntaxError, type LineIndex } from './position.js';
 import type { ScopeAnalysis } from './scope.js';
 import type { Site } from './sites.js';
 
 const REMEDY = 'calls from one call site must not race; use parallel(...) or pipeline(...) for concurrent work';
 
-export function checkRacing(sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis): void {
-  for (const site of sites) {
-    if (!races(site)) continue;
+export function checkRacing(body: estree.BlockStatement, sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, lines: LineIndex): void {
+  const racing = sites.filter(races);
+  for (const site of racing) {
     const problem = racingProblem(site, parents, analysis);
     if (problem !== undefined) throw syntaxError(site, `${problem}: ${REMEDY}`);
+  }
+  const [race] = chainRaces(body, racing, parents, analysis, (node) => lines.position(span(node).start).line);
+  if (race !== undefined) {
+    const call = `${race.site.kind === 'send' ? '.send' : race.site.callee}(...)`;
+    throw syntaxError(
+      race.site,
+      `${call} is reached from promise callbacks of two separate chains (lines ${race.lines[0]} and ${race.lines[1]}), so its calls come in whichever order the chains finish: ${REMEDY}`,
+    );
   }
 }
 

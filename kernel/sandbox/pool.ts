@@ -1,18 +1,29 @@
 /**
- * The host side of the sandbox: one worker thread (its own realm) per script
- * run, one kept warm so a launch skips the lockdown cost. A watchdog ends
- * runaway loops, resource limits end memory bombs, and the worker reports a
- * script that waits on nothing.
+ * The host side of the sandbox: one sandbox process per script run, one kept
+ * warm so a launch skips the process start and the lockdown. A V8 fatal
+ * out-of-memory, a native crash or an endless loop ends that process only:
+ * the run fails with a typed error and the host and every other run go on.
+ *
+ * Messages from the process are validated (it runs hostile scripts) and
+ * handled one per macrotask, in order, so each handler's promise reactions
+ * finish before the next message is looked at.
  */
-import { Worker } from 'node:worker_threads';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
-import type { CallMessage, ErrorPayload, GlobalSpec, HostMessage, ReplayEntry, WorkerMessage } from './protocol.js';
-import { sandboxWorker } from './worker-path.js';
+import type { JsonValue } from '../json.js';
+import { createAjv } from '../json-schema.js';
+import { LineReader } from './lines.js';
+import { Monitor, type Runaway } from './monitor.js';
+import { sandboxLaunch } from './launch.js';
+import { WORKER_MESSAGE_SCHEMA, type CallMessage, type ErrorPayload, type GlobalSpec, type HostMessage, type ReplayEntry, type WorkerMessage } from './protocol.js';
 
 export interface SandboxLimits {
-  /** Heap ceiling of one sandbox realm. */
+  /** V8 heap ceiling of one sandbox process. */
   readonly maxOldGenerationSizeMb: number;
-  /** A worker that answers no ping for this long is stuck in a loop. */
+  /** Resident memory ceiling of one sandbox process (ArrayBuffers live outside the heap). */
+  readonly maxRssMb: number;
+  /** CPU time a script may spend without yielding before it counts as a runaway loop. */
   readonly watchdogMs: number;
   /** The RPC boundary (spec 1 "Limits": 10 MB). */
   readonly maxValueBytes: number;
@@ -20,35 +31,45 @@ export interface SandboxLimits {
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   maxOldGenerationSizeMb: 256,
+  maxRssMb: 1024,
   watchdogMs: 10_000,
   maxValueBytes: 10 * 1024 * 1024,
 };
 
 export type SandboxCall = Omit<CallMessage, 't' | 'id'>;
 
+/** What the host answers to a call: JSON text of the value, or an error; `seq` when it was journaled. */
+export interface CallOutcome {
+  readonly ok: boolean;
+  readonly value?: string;
+  readonly error?: ErrorPayload;
+  readonly seq?: number;
+}
+
 export interface SandboxHandlers {
-  /** Performs an effect; resolves to the JSON text of its value. */
-  call(call: SandboxCall): Promise<string>;
-  /** The sandbox answered a call from the replay table; book it (in order). A throw fails the run. */
-  replayed?(call: SandboxCall, key: string): void;
-  /** Records a fire-and-forget call (phase, log) in order. A throw fails the run. */
-  notify(call: SandboxCall): void;
+  /** Performs an effect; never rejects. */
+  call(call: SandboxCall): Promise<CallOutcome>;
+  /** The sandbox answered a call from the journal; check and book it, in order. A throw fails the run at once. */
+  replayed(call: SandboxCall & { readonly failed: boolean }): void;
+  /** Records a fire-and-forget call (phase, log, agent.create) in order. A throw fails the run at once. */
+  notify(call: Omit<SandboxCall, 'key'>): void;
 }
 
 export interface ScriptSpec {
   readonly program: string;
-  /** Completed operations the sandbox answers itself, by journal key. */
-  readonly replay?: Readonly<Record<string, ReplayEntry>>;
-  /** JSON text of `args`. */
-  readonly args: string;
+  /** The preflight's call sites: id → callee. */
+  readonly sites: Readonly<Record<string, string>>;
+  readonly marker: string;
+  /** Completed operations the sandbox answers or orders. */
+  readonly replay?: readonly ReplayEntry[];
+  readonly args: JsonValue;
   readonly globals: readonly GlobalSpec[];
-  readonly siteGlobal: string;
 }
 
 export interface ScriptExecution {
-  /** JSON text of the script's return value. */
-  readonly result: Promise<string>;
-  /** Ends the realm at once; `result` rejects with CANCELLED unless it already settled. */
+  /** The script's return value (plain JSON). */
+  readonly result: Promise<JsonValue>;
+  /** Ends the process at once; `result` rejects with CANCELLED unless it already settled. */
   terminate(): Promise<void>;
 }
 
@@ -57,168 +78,318 @@ export function errorFromPayload(payload: ErrorPayload): WorkflowError {
   return new WorkflowError('INTERNAL_ERROR', `Workflow script failed: ${payload.message}`, { reason: 'script_error' });
 }
 
+const validateMessage = createAjv({ discriminator: true, allErrors: false }).compile(WORKER_MESSAGE_SCHEMA);
+/** Messages waiting for their macrotask before the process's output is paused. */
+const QUEUE_HIGH = 256;
+const STDERR_KEPT = 8 * 1024;
+
+type SandboxChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+/** Sandbox processes alive in this host, killed if the host exits first. */
+const live = new Set<SandboxChild>();
+let exitHook = false;
+
+function track(child: SandboxChild): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const alive of live) alive.kill('SIGKILL');
+    });
+  }
+}
+
+/** One started sandbox process, waiting for its script. */
+class SandboxProcess {
+  readonly child: SandboxChild;
+  readonly ready: Promise<void>;
+  #stderr = '';
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #readied: () => void = () => undefined;
+  #onMessage: (message: WorkerMessage) => void = () => undefined;
+  #onExit: () => void = () => undefined;
+  #onBroken: (why: string) => void = () => undefined;
+  readonly #queue: WorkerMessage[] = [];
+  #draining = false;
+  #paused = false;
+
+  constructor(limits: SandboxLimits) {
+    const launch = sandboxLaunch(limits.maxOldGenerationSizeMb);
+    this.child = spawn(launch.command, launch.args, { env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
+    track(this.child);
+    this.child.stdin.on('error', () => undefined);
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEPT);
+    });
+    // A call carries at most one value of the RPC limit, with a little room for its fields.
+    const reader = new LineReader(
+      limits.maxValueBytes + 256 * 1024,
+      (line) => this.#line(line),
+      () => this.#onBroken('a message of the sandbox process exceeds the RPC limit'),
+    );
+    this.child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.#readied = resolve;
+      const failed = (why: string) => reject(new WorkflowError('INTERNAL_ERROR', `The sandbox process could not start: ${why}`, { reason: 'sandbox_error' }));
+      this.child.once('error', (error) => failed(error.message));
+      this.child.once('exit', () => failed(this.describeExit()));
+    });
+    this.ready.catch(() => undefined);
+    this.child.once('exit', (code, signal) => {
+      this.#exit = { code, signal };
+      this.#onExit();
+    });
+    this.setRef(false);
+  }
+
+  get exited(): boolean {
+    return this.#exit !== undefined || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  describeExit(): string {
+    const exit = this.#exit ?? { code: this.child.exitCode, signal: this.child.signalCode };
+    // Node's own crash report ends in a stack and a version line: its error line and code say more.
+    const lines = this.#stderr.trim().split('\n');
+    const named = lines.filter((line) => /^\w*Error\b|^\s+(code|resource):/.test(line)).slice(0, 3);
+    const tail = (named.length > 0 ? named : lines.slice(-3)).map((line) => line.trim()).join(' | ');
+    return `${exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`}${tail ? `: ${tail}` : ''}`;
+  }
+
+  /** A waiting spare must not keep the host alive. */
+  setRef(ref: boolean): void {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as { ref?: () => void; unref?: () => void }[]) {
+      if (ref) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
+  attach(handlers: { message(message: WorkerMessage): void; exit(): void; broken(why: string): void }): void {
+    this.#onMessage = handlers.message;
+    this.#onExit = handlers.exit;
+    this.#onBroken = handlers.broken;
+    if (this.exited) handlers.exit();
+  }
+
+  send(message: HostMessage | string): void {
+    if (this.exited) return;
+    this.child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  }
+
+  kill(): void {
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+
+  /** Settles once the process is gone. */
+  gone(): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    // Waiting for the exit must keep the host's event loop alive (a spare is unreferenced).
+    this.child.ref();
+    return new Promise((resolve) => this.child.once('exit', () => resolve()));
+  }
+
+  #line(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return this.#onBroken('the sandbox process sent a message that is not JSON');
+    }
+    if (!validateMessage(message)) return this.#onBroken('the sandbox process sent a message of an unknown shape');
+    const typed = message as WorkerMessage;
+    // Pongs prove liveness the moment they are read, ahead of queued work.
+    if (typed.t === 'ready') return this.#readied();
+    if (typed.t === 'pong') return this.#onMessage(typed);
+    this.#queue.push(typed);
+    if (this.#queue.length > QUEUE_HIGH && !this.#paused) {
+      this.#paused = true;
+      this.child.stdout.pause();
+    }
+    // Nothing handled in this macrotask yet: the head goes now (no wait on the answer path), the rest one per macrotask.
+    if (!this.#draining) this.#handleNext();
+  }
+
+  #handleNext(): void {
+    const message = this.#queue.shift();
+    if (message === undefined) return;
+    if (this.#paused && this.#queue.length < QUEUE_HIGH / 2) {
+      this.#paused = false;
+      this.child.stdout.resume();
+    }
+    this.#draining = true;
+    setImmediate(() => {
+      this.#draining = false;
+      this.#handleNext();
+    });
+    this.#onMessage(message);
+  }
+}
+
 function payloadFromError(error: unknown): ErrorPayload {
-  if (error instanceof WorkflowError) return error.details === undefined ? { code: error.code, message: error.message } : error.toJSON();
+  if (error instanceof WorkflowError) return error.toJSON();
   return { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
 export class SandboxPool {
   readonly limits: SandboxLimits;
   readonly #warm: boolean;
-  #spare: Promise<Worker> | undefined;
+  #spare: SandboxProcess | undefined;
   #closed = false;
 
   constructor(options: { limits?: Partial<SandboxLimits>; warm?: boolean } = {}) {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
     this.#warm = options.warm ?? true;
-    if (this.#warm) this.#spare = this.#spawn();
+    if (this.#warm) this.#spare = new SandboxProcess(this.limits);
   }
 
-  #spawn(): Promise<Worker> {
-    const launch = sandboxWorker();
-    const worker = new Worker(launch.path, {
-      env: {},
-      execArgv: [...launch.execArgv],
-      stdout: true,
-      stderr: true,
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb, maxYoungGenerationSizeMb: 32 },
-    });
-    // Lockdown may print warnings; the script itself has no console. Never let either reach our stdout.
-    worker.stdout.resume();
-    worker.stderr.resume();
-    worker.unref();
-    return new Promise((resolve, reject) => {
-      const onMessage = (raw: string) => {
-        if ((JSON.parse(raw) as WorkerMessage).t !== 'ready') return;
-        worker.off('error', reject);
-        worker.off('message', onMessage);
-        resolve(worker);
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
-  }
-
-  async #acquire(): Promise<Worker> {
+  #acquire(): SandboxProcess {
     if (this.#closed) throw new WorkflowError('CANCELLED', 'the sandbox pool is closed');
-    const worker = this.#spare ?? this.#spawn();
-    this.#spare = this.#warm ? this.#spawn() : undefined;
-    // A spare that failed to start must not become an unhandled rejection.
-    this.#spare?.catch(() => undefined);
-    return worker;
+    const spare = this.#spare !== undefined && !this.#spare.exited ? this.#spare : new SandboxProcess(this.limits);
+    this.#spare = this.#warm ? new SandboxProcess(this.limits) : undefined;
+    return spare;
   }
 
-  /** Starts one script in a fresh realm. */
+  /** Starts one script in a fresh sandbox process. */
   run(spec: ScriptSpec, handlers: SandboxHandlers): ScriptExecution {
-    let terminateWorker: (() => Promise<void>) | undefined;
-    let cancelled = false;
-    const result = this.#acquire().then((worker) => {
-      if (cancelled) {
-        void worker.terminate();
-        throw new WorkflowError('CANCELLED', 'the workflow script was stopped');
-      }
-      return this.#execute(worker, spec, handlers, (terminate) => (terminateWorker = terminate));
+    let sandbox: SandboxProcess;
+    try {
+      sandbox = this.#acquire();
+    } catch (error) {
+      return { result: Promise.reject(error), terminate: async () => undefined };
+    }
+    let finish: (error: WorkflowError | undefined, value?: JsonValue) => void = () => undefined;
+    const result = new Promise<JsonValue>((resolve, reject) => {
+      let done = false;
+      let monitor: Monitor | undefined;
+      finish = (error, value) => {
+        if (done) return;
+        done = true;
+        monitor?.stop();
+        sandbox.kill();
+        if (error) reject(error);
+        else resolve(value ?? null);
+      };
+      const runaway = (reason: Runaway): void =>
+        finish(
+          new WorkflowError(
+            'INTERNAL_ERROR',
+            reason === 'cpu_watchdog'
+              ? `The workflow script ran for ${this.limits.watchdogMs} ms of CPU time without yielding (runaway loop)`
+              : `The workflow script exceeded its ${this.limits.maxRssMb} MB memory limit`,
+            { reason },
+          ),
+        );
+      sandbox.attach({
+        message: (message) => {
+          if (!done) this.#handle(message, handlers, sandbox, finish, () => monitor?.pong());
+        },
+        exit: () => {
+          const memory = /heap out of memory|Fatal process out of memory|invalid (?:array|table) size|Reached heap limit/i.test(sandbox.stderr);
+          finish(
+            new WorkflowError(
+              'INTERNAL_ERROR',
+              memory ? `The workflow script exceeded its ${this.limits.maxOldGenerationSizeMb} MB memory limit` : `The sandbox process ended unexpectedly (${sandbox.describeExit()})`,
+              { reason: memory ? 'memory_limit' : 'sandbox_error' },
+            ),
+          );
+        },
+        broken: (why) => finish(new WorkflowError('INTERNAL_ERROR', `The sandbox failed: ${why}`, { reason: 'sandbox_error' })),
+      });
+      sandbox.setRef(true);
+      sandbox.ready.then(
+        () => {
+          if (done) return;
+          monitor = new Monitor(sandbox.child.pid!, this.limits, () => sandbox.send({ t: 'ping' }), runaway);
+          sandbox.send({
+            t: 'start',
+            program: spec.program,
+            marker: spec.marker,
+            sites: spec.sites,
+            args: spec.args,
+            globals: spec.globals,
+            maxValueBytes: this.limits.maxValueBytes,
+            replay: spec.replay ?? [],
+          });
+        },
+        (error: unknown) => finish(error instanceof WorkflowError ? error : new WorkflowError('INTERNAL_ERROR', String(error), { reason: 'sandbox_error' })),
+      );
     });
     return {
       result,
       terminate: async () => {
-        cancelled = true;
-        await terminateWorker?.();
+        finish(new WorkflowError('CANCELLED', 'the workflow script was stopped'));
+        await sandbox.gone();
       },
     };
   }
 
-  #execute(worker: Worker, spec: ScriptSpec, handlers: SandboxHandlers, expose: (terminate: () => Promise<void>) => void): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      let done = false;
-      let lastPong = Date.now();
-      const send = (message: HostMessage) => done || worker.postMessage(JSON.stringify(message));
-      const finish = (error: WorkflowError | undefined, value?: string) => {
-        if (done) return;
-        done = true;
-        clearInterval(watchdog);
-        void worker.terminate();
-        if (error) reject(error);
-        else resolve(value ?? 'null');
-      };
-      const watchdog = setInterval(() => {
-        if (Date.now() - lastPong > this.limits.watchdogMs) {
-          finish(new WorkflowError('INTERNAL_ERROR', `The workflow script stopped responding for ${this.limits.watchdogMs} ms (runaway loop)`, { reason: 'cpu_watchdog' }));
-          return;
-        }
-        send({ t: 'ping' });
-      }, Math.max(10, Math.floor(this.limits.watchdogMs / 4)));
-      expose(async () => {
-        finish(new WorkflowError('CANCELLED', 'the workflow script was stopped'));
-        await worker.terminate();
-      });
-
-      worker.on('message', (raw: string) => {
-        const message = JSON.parse(raw) as WorkerMessage;
-        lastPong = Date.now();
-        switch (message.t) {
-          case 'call': {
-            const { t: _t, id, ...call } = message;
-            handlers.call(call).then(
-              (value) => send({ t: 'reply', id, ok: true, value }),
-              (error: unknown) => send({ t: 'reply', id, ok: false, error: payloadFromError(error) }),
-            );
-            return;
-          }
-          case 'replayed': {
-            const { t: _t, key, ...call } = message;
-            try {
-              handlers.replayed?.(call, key);
-            } catch (error) {
-              finish(errorFromPayload(payloadFromError(error)));
-            }
-            return;
-          }
-          case 'notify': {
-            const { t: _t, id: _id, ...call } = message;
-            try {
-              handlers.notify(call);
-            } catch (error) {
-              finish(errorFromPayload(payloadFromError(error)));
-            }
-            return;
-          }
-          case 'done':
-            return finish(undefined, message.value);
-          case 'failed':
-            return finish(errorFromPayload(message.error));
-          case 'stalled':
-            return finish(new WorkflowError('INTERNAL_ERROR', 'The workflow script is waiting on a promise that can never settle', { reason: 'never_settles' }));
-          default:
-            return;
-        }
-      });
-      worker.on('error', (error: Error & { code?: string }) => {
-        const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-        finish(
-          new WorkflowError('INTERNAL_ERROR', memory ? `The workflow script exceeded its ${this.limits.maxOldGenerationSizeMb} MB memory limit` : `The sandbox failed: ${error.message}`, {
-            reason: memory ? 'memory_limit' : 'sandbox_error',
-          }),
+  #handle(
+    message: WorkerMessage,
+    handlers: SandboxHandlers,
+    sandbox: SandboxProcess,
+    finish: (error: WorkflowError | undefined, value?: JsonValue) => void,
+    pong: () => void,
+  ): void {
+    const fail = (error: unknown): void => finish(error instanceof WorkflowError ? error : errorFromPayload(payloadFromError(error)));
+    switch (message.t) {
+      case 'pong':
+        return pong();
+      case 'call': {
+        const { t: _t, id, ...call } = message;
+        handlers.call(call).then(
+          (outcome) => sandbox.send(replyLine(id, outcome)),
+          (error: unknown) => fail(error),
         );
-      });
-      worker.on('exit', () => finish(new WorkflowError('INTERNAL_ERROR', 'The sandbox exited unexpectedly', { reason: 'sandbox_error' })));
-      worker.ref();
-      send({
-        t: 'start',
-        program: spec.program,
-        args: spec.args,
-        globals: spec.globals,
-        maxValueBytes: this.limits.maxValueBytes,
-        siteGlobal: spec.siteGlobal,
-        replay: spec.replay ?? {},
-      });
-    });
+        return;
+      }
+      case 'replayed': {
+        const { t: _t, failed, ...call } = message;
+        try {
+          handlers.replayed({ ...call, failed: failed === true });
+        } catch (error) {
+          fail(error);
+        }
+        return;
+      }
+      case 'notify': {
+        const { t: _t, ...call } = message;
+        try {
+          handlers.notify(call);
+        } catch (error) {
+          fail(error);
+        }
+        return;
+      }
+      case 'done':
+        return finish(undefined, message.value);
+      case 'failed':
+        return finish(errorFromPayload(message.error));
+      case 'stalled':
+        return finish(new WorkflowError('INTERNAL_ERROR', 'The workflow script is waiting on a promise that can never settle', { reason: 'never_settles' }));
+      default:
+        return;
+    }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     const spare = this.#spare;
     this.#spare = undefined;
-    if (spare) await spare.then((worker) => worker.terminate(), () => undefined);
+    if (spare) {
+      spare.kill();
+      await spare.gone();
+    }
   }
+}
+
+/** The reply line, with the value's JSON text embedded as it is (it was encoded once, by the handler). */
+function replyLine(id: number, outcome: CallOutcome): string {
+  const seq = outcome.seq === undefined ? '' : `,"seq":${outcome.seq}`;
+  if (outcome.ok) return `{"t":"reply","id":${id},"ok":true${seq},"value":${outcome.value ?? 'null'}}`;
+  return `{"t":"reply","id":${id},"ok":false${seq},"error":${JSON.stringify(outcome.error ?? { message: 'failed' })}}`;
 }

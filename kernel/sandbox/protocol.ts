@@ -1,8 +1,10 @@
 /**
- * Messages between the host and the sandbox worker. Every message crosses as
- * one JSON string, and every script value inside it is itself a JSON string:
- * that enforces JSON-only values and makes the size check a length check.
+ * Messages between the host and the sandbox process: one JSON text per line
+ * (stdin for the host's messages, stdout for the sandbox's). Script values
+ * travel inside them as JSON the sandbox encoded itself (kernel/json-encode.ts),
+ * so every value that crosses is plain JSON within the size and depth limits.
  */
+import type { JsonValue } from '../json.js';
 
 /** How the sandbox exposes one global to the script. */
 export type GlobalKind =
@@ -30,65 +32,121 @@ export interface ErrorPayload {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
-export interface StartMessage {
-  readonly t: 'start';
-  readonly program: string;
-  /** JSON text of the frozen `args` global. */
-  readonly args: string;
-  readonly globals: readonly GlobalSpec[];
-  readonly maxValueBytes: number;
-  /** Name of the global that receives call sites (the preflight's marker). */
-  readonly siteGlobal: string;
-  /**
-   * Completed operations the sandbox may answer itself, by journal key: `op`
-   * is the operation that must be asking (`agent` also answers handle sends),
-   * `value` the recorded JSON text.
-   */
-  readonly replay: Readonly<Record<string, ReplayEntry>>;
+/**
+ * A journaled operation the sandbox may answer. Entries with a `seq` are
+ * delivered to the script in `seq` order, the order in which the original
+ * run received them (a delivery waits until the script has called it and
+ * every earlier entry was delivered). Entries without one (older journals,
+ * a retried run's ancestors) are answered as soon as they are called.
+ */
+export interface ReplayEntry {
+  readonly key: string;
+  /** The operation that must be asking (`agent` also answers handle sends of old journals). */
+  readonly op: string;
+  readonly seq?: number;
+  /** The host answers this entry (a check of its own runs on replay); the sandbox only orders it. */
+  readonly host?: true;
+  readonly ok: boolean;
+  readonly value?: JsonValue;
+  readonly error?: ErrorPayload;
+  /** A short preview of the journaled call, for the non-determinism error. */
+  readonly call?: string;
 }
 
-export interface ReplayEntry {
-  readonly op: string;
-  readonly value: string;
+export interface StartMessage {
+  readonly t: 'start';
+  /** The preflight's program: an expression for the promise of the workflow result. */
+  readonly program: string;
+  /** The parameter name the program calls before each call site (the preflight's marker). */
+  readonly marker: string;
+  /** Every call site of the program: id (`line:column`) → callee (`agent`, `send`, `tools.read` ...). */
+  readonly sites: Readonly<Record<string, string>>;
+  readonly args: JsonValue;
+  readonly globals: readonly GlobalSpec[];
+  readonly maxValueBytes: number;
+  readonly replay: readonly ReplayEntry[];
 }
 
 export interface ReplyMessage {
   readonly t: 'reply';
   readonly id: number;
   readonly ok: boolean;
-  /** JSON text of the value when ok. */
-  readonly value?: string;
+  readonly value?: JsonValue;
   readonly error?: ErrorPayload;
+  /** The delivery position the host journaled this result under; replies are delivered in this order. */
+  readonly seq?: number;
 }
 
 export type HostMessage = StartMessage | ReplyMessage | { readonly t: 'ping' };
 
 export interface CallMessage {
-  readonly t: 'call' | 'notify';
+  readonly t: 'call';
   readonly id: number;
-  /** Primitive name, `<namespace>.<member>`, `agent.create`, `agent.send`. */
+  /** Primitive name, `<namespace>.<member>`, `agent`, `agent.send`, a registered function name. */
   readonly op: string;
   readonly site: string;
   readonly scope: readonly string[];
-  /** JSON text of the argument array. */
-  readonly args: string;
+  /** The journal key the sandbox gave the call (the host checks its shape and uniqueness). */
+  readonly key: string;
+  readonly args: readonly JsonValue[];
 }
 
-/** The sandbox answered a call from `replay`; the host checks the key and does its bookkeeping, in order. */
+/** The sandbox answers a call from the journal; the host checks it (digest) and does its bookkeeping, in order. */
 export interface ReplayedMessage {
   readonly t: 'replayed';
-  readonly key: string;
   readonly op: string;
   readonly site: string;
   readonly scope: readonly string[];
-  readonly args: string;
+  readonly key: string;
+  readonly args: readonly JsonValue[];
+  /** The journaled outcome is a failure. */
+  readonly failed?: true;
+}
+
+export interface NotifyMessage {
+  readonly t: 'notify';
+  readonly op: string;
+  readonly site: string;
+  readonly scope: readonly string[];
+  readonly args: readonly JsonValue[];
 }
 
 export type WorkerMessage =
   | CallMessage
   | ReplayedMessage
+  | NotifyMessage
   | { readonly t: 'ready' }
   | { readonly t: 'pong' }
-  | { readonly t: 'done'; readonly value: string }
+  | { readonly t: 'done'; readonly value: JsonValue }
   | { readonly t: 'failed'; readonly error: ErrorPayload }
   | { readonly t: 'stalled' };
+
+const SCOPE = { type: 'array', items: { type: 'string' }, maxItems: 10_000 } as const;
+const ERROR = {
+  type: 'object',
+  required: ['message'],
+  properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
+} as const;
+const CALL_FIELDS = { op: { type: 'string', minLength: 1 }, site: { type: 'string' }, scope: SCOPE, key: { type: 'string', minLength: 1 }, args: { type: 'array' } } as const;
+
+/**
+ * What the host accepts from the sandbox process (validated with ajv: the
+ * process runs hostile scripts). Compile with `discriminator: true`: the tag
+ * `t` picks the one branch to check.
+ */
+export const WORKER_MESSAGE_SCHEMA = {
+  type: 'object',
+  required: ['t'],
+  properties: { t: { type: 'string' } },
+  discriminator: { propertyName: 't' },
+  oneOf: [
+    { required: ['t', 'id', 'op', 'site', 'scope', 'key', 'args'], properties: { t: { const: 'call' }, id: { type: 'integer', minimum: 1 }, ...CALL_FIELDS } },
+    { required: ['t', 'op', 'site', 'scope', 'key', 'args'], properties: { t: { const: 'replayed' }, ...CALL_FIELDS, failed: { const: true } } },
+    { required: ['t', 'op', 'site', 'scope', 'args'], properties: { t: { const: 'notify' }, op: CALL_FIELDS.op, site: CALL_FIELDS.site, scope: SCOPE, args: CALL_FIELDS.args } },
+    { properties: { t: { const: 'ready' } } },
+    { properties: { t: { const: 'pong' } } },
+    { properties: { t: { const: 'stalled' } } },
+    { required: ['t', 'value'], properties: { t: { const: 'done' }, value: {} } },
+    { required: ['t', 'error'], properties: { t: { const: 'failed' }, error: ERROR } },
+  ],
+} as const;

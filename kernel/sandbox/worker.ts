@@ -1,18 +1,28 @@
 /**
- * The sandbox side: runs inside a worker thread, locks the worker's realm down
- * with ses, and evaluates one workflow program in a hardened Compartment.
- * Structural scope (parallel and pipeline branches, scopes) is tracked here with
- * AsyncLocalStorage; every effect goes to the host as a JSON-string RPC.
+ * The sandbox process: a Node process of its own (started by pool.ts under
+ * Node's permission model, with a hard heap ceiling) that locks its realm
+ * down with ses and evaluates one workflow program in a hardened
+ * Compartment. It reads the host's messages on stdin and writes its own on
+ * stdout, one JSON text per line; the script has no console, and the
+ * process's own console writes to stderr.
  *
- * From source (tests) Node runs this file with type stripping; worker-path.ts
- * then maps its relative `.js` imports to the `.ts` files.
+ * The program is evaluated as the body of a strict function called with an
+ * undefined `this`, and the call-site marker is that function's parameter:
+ * no global, no `this`, no `arguments` of the script reaches it.
+ *
+ * From source (tests) Node runs this file with type stripping; the resolve
+ * hook in scripts/ts-resolve.mjs maps its relative `.js` imports to `.ts`.
  */
 import 'ses';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { parentPort } from 'node:worker_threads';
-import type { CallMessage, ErrorPayload, GlobalSpec, HostMessage, ReplayEntry, StartMessage, WorkerMessage } from './protocol.js';
-import { renderPrompt } from '../template.js';
-import { StructureRunner } from '../structure.js';
+import { Console } from 'node:console';
+import { encodeJson } from '../json-encode.js';
+import { startTracking, wrapJoins } from './causality.js';
+import { Calls, nondeterministic } from './calls.js';
+import type { IdleState } from './deliveries.js';
+import { LineReader } from './lines.js';
+import type { HostMessage, StartMessage, WorkerMessage } from './protocol.js';
+import { buildScriptGlobals } from './script-globals.js';
+import { boundaryError, errorPayload, type ScriptError } from './script-errors.js';
 
 declare const lockdown: (options?: Record<string, string>) => void;
 declare const harden: <T>(value: T) => T;
@@ -22,266 +32,141 @@ declare class Compartment {
   evaluate(source: string): unknown;
 }
 
-const port = parentPort;
-if (!port) throw new Error('the sandbox worker must run in a worker thread');
-
+// Stdout carries the protocol; anything that logs (ses warnings) goes to stderr.
+globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
+wrapJoins();
 lockdown({ errorTaming: 'safe', overrideTaming: 'severe', consoleTaming: 'safe', stackFiltering: 'concise' });
+startTracking();
 
-type Scope = readonly string[];
-const scopes = new AsyncLocalStorage<Scope>();
-const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
-let nextId = 1;
-let pendingSite: string | undefined;
+/** The host's messages are small but `start` carries the replay table: no line limit on this side. */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+const MAX_DETAILS_BYTES = 64 * 1024;
+
 let settled = false;
-let maxValueBytes = 10 * 1024 * 1024;
-let stallCheck = false;
-
-function post(message: WorkerMessage): void {
-  port!.postMessage(JSON.stringify(message));
-}
-
-function workflowError(code: string, message: string, details?: Record<string, unknown>): Error {
-  const error = new Error(message) as Error & { code: string; details?: Record<string, unknown> };
-  error.name = 'WorkflowError';
-  error.code = code;
-  if (details) error.details = details;
-  return error;
-}
-
-function serialize(value: unknown, what: string): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw workflowError('INVALID_METADATA', `${what} must be JSON: ${(error as Error).message}`);
-  }
-  text ??= 'null';
-  if (Buffer.byteLength(text) > maxValueBytes) {
-    throw workflowError('RPC_LIMIT_EXCEEDED', `${what} exceeds the ${maxValueBytes}-byte RPC limit`, { limit: maxValueBytes });
-  }
-  return text;
-}
-
-function takeSite(name: string): string {
-  const site = pendingSite;
-  pendingSite = undefined;
-  if (site === undefined) throw workflowError('INVALID_METADATA', `${name} must be called directly in the workflow source`);
-  return site;
-}
-
-function currentScope(): Scope {
-  return scopes.getStore() ?? [];
-}
-
-/** The script can only wait on host replies, so no pending reply and no settled result means it never settles. */
-function scheduleStallCheck(): void {
-  if (stallCheck) return;
-  stallCheck = true;
-  setImmediate(() => {
-    stallCheck = false;
-    if (!settled && pending.size === 0) {
-      settled = true;
-      post({ t: 'stalled' });
-    }
-  });
-}
+let calls: Calls | undefined;
 
 /**
- * Completed operations this segment may answer without a round trip. The
- * keys are computed exactly as the host computes journal keys
- * (kernel/engine/keys.ts, invocations.ts): structural scope, call site (a
- * function's `fn:<name>#<n>` segment), occurrence per slot, counted in call
- * order on both sides. The host checks every key it is told about, so a
- * divergence fails the run instead of returning a wrong value.
+ * Messages the host only books (replays answered here, notes) are batched:
+ * each write to the pipe wakes the host, and a write per replayed operation
+ * would make the two processes take turns. They go out in order, before any
+ * message that needs an answer, within a few milliseconds, or once 64 KB
+ * piled up. Writes are synchronous on a pipe, so a script that floods the
+ * host blocks here instead of buffering.
  */
-let replayTable: Readonly<Record<string, ReplayEntry>> = {};
-const occurrences = new Map<string, number>();
-const invocations = new Map<string, number>();
+const BATCH_BYTES = 64 * 1024;
+const BATCH_MS = 2;
+let batch: string[] = [];
+let batchBytes = 0;
+let batchTimer: NodeJS.Timeout | undefined;
 
-function journalKey(op: string, keySite: string, scope: Scope, isFunction: boolean): string {
-  const scopeKey = scope.join('/');
-  let slotSite = keySite;
-  if (isFunction) {
-    const counter = `${scopeKey}|${op}`;
-    const count = (invocations.get(counter) ?? 0) + 1;
-    invocations.set(counter, count);
-    slotSite = count === 1 ? `fn:${op}` : `fn:${op}#${count}`;
-  }
-  const slot = `${scopeKey}|${slotSite}`;
-  const occurrence = occurrences.get(slot) ?? 0;
-  occurrences.set(slot, occurrence + 1);
-  return `${slot}#${occurrence}`;
+function flush(): void {
+  if (batchTimer !== undefined) clearTimeout(batchTimer);
+  batchTimer = undefined;
+  if (batch.length === 0) return;
+  const text = batch.join('');
+  batch = [];
+  batchBytes = 0;
+  process.stdout.write(text);
 }
 
-interface CallKey {
-  /** The site the host keys the call by (a handle send's is `<site>@<handle>`). */
-  readonly keySite?: string;
-  readonly isFunction?: boolean;
+/** Queues a message the host only books. */
+function queueLine(line: string): void {
+  batch.push(`${line}\n`);
+  batchBytes += line.length + 1;
+  if (batchBytes > BATCH_BYTES) flush();
+  else batchTimer ??= setTimeout(flush, BATCH_MS);
 }
 
-function call(op: string, site: string, args: readonly unknown[], keyed: CallKey = {}): Promise<unknown> {
-  const scope = currentScope();
-  const text = serialize(args, `Arguments of ${op}`);
-  const key = journalKey(op, keyed.keySite ?? site, scope, keyed.isFunction ?? false);
-  const hit = replayTable[key];
-  if (hit && (hit.op === op || (hit.op === 'agent' && op === 'agent.send'))) {
-    post({ t: 'replayed', key, op, site, scope, args: text });
-    return Promise.resolve(JSON.parse(hit.value) as unknown);
-  }
-  const message: CallMessage = { t: 'call', id: nextId++, op, site, scope, args: text };
-  const result = new Promise((resolve, reject) => pending.set(message.id, { resolve, reject }));
-  post(message);
-  return result;
+/** Sends a message now, after everything queued before it. */
+function postLine(line: string): void {
+  batch.push(`${line}\n`);
+  flush();
 }
 
-function notify(op: string, site: string, args: readonly unknown[]): void {
-  post({ t: 'notify', id: nextId++, op, site, scope: currentScope(), args: serialize(args, `Arguments of ${op}`) });
+function post(message: WorkerMessage): void {
+  postLine(JSON.stringify(message));
 }
 
-function inScope<T>(segment: string, fn: () => T): T {
-  return scopes.run(harden([...currentScope(), segment]), fn);
+function detailsOf(details: unknown): Record<string, unknown> | undefined {
+  if (details === undefined || details === null || typeof details !== 'object') return undefined;
+  const encoded = encodeJson(details, { maxBytes: MAX_DETAILS_BYTES });
+  return encoded.ok ? (JSON.parse(encoded.text) as Record<string, unknown>) : undefined;
 }
 
-const structures = new StructureRunner({
-  current: currentScope,
-  run: (scope, fn) => scopes.run(harden([...scope]), fn),
-  fail: (message) => workflowError('INVALID_METADATA', message),
-});
-const parallel = (name: unknown, tasks: unknown) => structures.parallel(name, tasks);
-const pipeline = (name: unknown, items: unknown, stages: unknown) => structures.pipeline(name, items, stages);
-
-function prompt(template: unknown, values?: unknown): string {
-  return renderPrompt(template, values, (message) => workflowError('INVALID_METADATA', message));
+function settleLine(line: string): void {
+  if (settled) return;
+  settled = true;
+  calls?.stop();
+  postLine(line);
 }
 
-function agentGlobal(): unknown {
-  const agent = (...args: unknown[]) => call('agent', takeSite('agent'), args);
-  agent.create = (options: unknown) => {
-    const site = takeSite('agent.create');
-    const name = (options as { name?: unknown } | null)?.name;
-    if (typeof name !== 'string' || name === '') throw workflowError('INVALID_METADATA', 'agent.create needs options with a non-empty name');
-    const handle = { name, scope: currentScope(), site };
-    notify('agent.create', site, [options]);
-    return harden({
-      name,
-      send: (...args: unknown[]) => {
-        const site = takeSite('send');
-        return call('agent.send', site, [handle, ...args], { keySite: `${site}@${name}` });
-      },
-    });
-  };
-  return agent;
+function settle(message: WorkerMessage): void {
+  settleLine(JSON.stringify(message));
 }
 
-function namespaceGlobal(name: string): unknown {
-  const member = (key: string) => (...args: unknown[]) => call(`${name}.${key}`, takeSite(`${name}.${key}`), args);
-  // A frozen, empty target: harden() and enumeration see nothing; only `in` is refused loudly.
-  return new Proxy(Object.freeze({}), {
-    get: (_target, key) => (typeof key === 'string' ? member(key) : undefined),
-    has: () => {
-      throw workflowError('INVALID_METADATA', `${name} cannot be probed with "in"; call ${name}.<name>(...) directly`);
-    },
-  });
+/** A broken rule or a diverged replay ends the script at once, whatever the script catches. */
+function fatal(error: ScriptError): never {
+  settle({ t: 'failed', error: errorPayload(error, detailsOf) });
+  throw error;
 }
 
-function buildGlobals(start: StartMessage): Record<string, unknown> {
-  const blocked = (name: string) => () => {
-    throw new TypeError(`${name} is not available in workflow scripts`);
-  };
-  const globals: Record<string, unknown> = {
-    eval: blocked('eval'),
-    Function: blocked('Function'),
-    Compartment: blocked('Compartment'),
-    lockdown: blocked('lockdown'),
-    harden: blocked('harden'),
-    args: JSON.parse(start.args) as unknown,
-    parallel,
-    pipeline,
-    prompt,
-    [start.siteGlobal]: (site: string, args: unknown[]) => {
-      pendingSite = site;
-      return args;
-    },
-  };
-  for (const spec of start.globals as GlobalSpec[]) {
-    const { name } = spec;
-    if (spec.kind === 'effect') globals[name] = (...args: unknown[]) => call(name, takeSite(name), args);
-    else if (spec.kind === 'function') globals[name] = (...args: unknown[]) => call(name, takeSite(name), args, { isFunction: true });
-    else if (spec.kind === 'notify') globals[name] = (...args: unknown[]) => notify(name, takeSite(name), args);
-    else if (spec.kind === 'namespace') globals[name] = namespaceGlobal(name);
-    else if (spec.kind === 'agent') globals[name] = agentGlobal();
-    else {
-      globals[name] = async (label: unknown, callback: unknown) => {
-        const site = takeSite(name);
-        if (typeof label !== 'string' || label === '' || typeof callback !== 'function') {
-          throw workflowError('INVALID_METADATA', `${name} needs a non-empty name and a callback`);
-        }
-        const ref = await call(name, site, [label]);
-        return inScope(`${name}:${label}`, async () => (callback as (ref: unknown) => unknown)(harden(ref)));
-      };
+function onIdle(state: IdleState): void {
+  if (settled) return;
+  if (state.missing) {
+    const { missing } = state;
+    // The key is `<scope>|<site>#<occurrence>`.
+    const site = missing.key.slice(missing.key.lastIndexOf('|') + 1, missing.key.lastIndexOf('#'));
+    try {
+      fatal(nondeterministic(missing, { key: missing.key, site, op: missing.op }, `the journal's next operation ${missing.call ?? missing.op} was never called`));
+    } catch {
+      // reported
     }
+    return;
   }
-  return globals;
-}
-
-function errorPayload(error: unknown): ErrorPayload {
-  if (error instanceof Error) {
-    const { code, details } = error as Error & { code?: unknown; details?: unknown };
-    const payload: { code?: string; message: string; details?: Record<string, unknown> } = {
-      message: error.name === 'WorkflowError' || typeof code === 'string' ? error.message : `${error.name}: ${error.message}`,
-    };
-    if (typeof code === 'string') payload.code = code;
-    if (details && typeof details === 'object') payload.details = details as Record<string, unknown>;
-    return payload;
-  }
-  return { message: `Workflow script threw a non-error value: ${String(error)}` };
+  // The script can only wait on results; with none coming and none to deliver it never settles.
+  if (!state.replaying && state.waiting === 0) settle({ t: 'stalled' });
 }
 
 function start(message: StartMessage): void {
-  maxValueBytes = message.maxValueBytes;
-  replayTable = message.replay;
+  calls = new Calls({ post: postLine, queue: queueLine, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
   let completion: Promise<unknown>;
   try {
-    const globals = buildGlobals(message);
+    const { globals, marker } = buildScriptGlobals({ calls, post: queueLine, sites: message.sites, args: message.args, globals: message.globals });
     const compartment = new Compartment({ globals: harden(globals), __options__: true });
     harden(compartment.globalThis);
-    completion = Promise.resolve(scopes.run(harden([]), () => compartment.evaluate(message.program)));
+    const wrapper = compartment.evaluate(`(function () { 'use strict'; return (${message.marker}) => ${message.program}; })`) as () => (marker: unknown) => unknown;
+    const program = Reflect.apply(wrapper, undefined, []);
+    completion = Promise.resolve(program(marker));
   } catch (error) {
     completion = Promise.reject(error);
   }
   completion.then(
     (value) => {
-      if (settled) return;
-      settled = true;
-      try {
-        post({ t: 'done', value: serialize(value === undefined ? null : value, 'The workflow result') });
-      } catch (error) {
-        post({ t: 'failed', error: errorPayload(error) });
-      }
+      const encoded = encodeJson(value === undefined ? null : value, { maxBytes: message.maxValueBytes });
+      if (encoded.ok) settleLine(`{"t":"done","value":${encoded.text}}`);
+      else settle({ t: 'failed', error: errorPayload(boundaryError('The workflow result', encoded.failure), detailsOf) });
     },
-    (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      post({ t: 'failed', error: errorPayload(error) });
-    },
+    (error: unknown) => settle({ t: 'failed', error: errorPayload(error, detailsOf) }),
   );
-  scheduleStallCheck();
+  calls.schedule();
 }
 
-port.on('message', (raw: string) => {
-  const message = JSON.parse(raw) as HostMessage;
-  if (message.t === 'ping') return post({ t: 'pong' });
-  if (message.t === 'start') return start(message);
-  const waiter = pending.get(message.id);
-  if (!waiter) return;
-  pending.delete(message.id);
-  if (message.ok) waiter.resolve(JSON.parse(message.value ?? 'null'));
-  else {
-    const error = message.error ?? { message: 'unknown host error' };
-    waiter.reject(workflowError(error.code ?? 'INTERNAL_ERROR', error.message, error.details as Record<string, unknown> | undefined));
+function receive(line: string): void {
+  let message: HostMessage;
+  try {
+    message = JSON.parse(line) as HostMessage;
+  } catch {
+    return;
   }
-  // Only a script with nothing left in flight can be stuck; checking after every reply costs a macrotask each.
-  if (pending.size === 0) scheduleStallCheck();
-});
+  if (message.t === 'ping') post({ t: 'pong' });
+  else if (message.t === 'start') start(message);
+  else if (message.t === 'reply' && !settled) calls?.reply(message);
+}
 
+const reader = new LineReader(UNLIMITED, receive, () => undefined);
+process.stdin.on('data', (chunk: Buffer) => reader.push(chunk));
+// The host went away: nothing can use this process any more.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+process.stdout.on('error', () => process.exit(0));
 post({ t: 'ready' });

@@ -57,3 +57,5 @@ export {
   wideningEntry,
 } from './selector-eval.js';
 export type { ParsedSelector, SelectorKind } from './selector-eval.js';
+export { EMPTY_SELECTORS, callSelectors, concatLayers, optionSelectors, settingsLayers, settingsSelectors, type SelectorArrays } from './selector-layers.js';
+export { SELECTOR_DIAGNOSTIC_CODES, isPositiveOnly, selectorDiagnostics, type SelectorDiagnostic, type SelectorDiagnosticCode } from './selector-diagnostics.js';

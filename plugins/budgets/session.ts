@@ -67,6 +67,7 @@ export function observeSession(inner: WorkflowSession, ledger: Ledger, agent: Ob
     ...(inner.turnControlDelivered === undefined ? {} : { turnControlDelivered: inner.turnControlDelivered }),
     ...(inner.nativeSessionId === undefined ? {} : { nativeSessionId: inner.nativeSessionId }),
     ...(inner.systemPrompt ? { systemPrompt: inner.systemPrompt.bind(inner) } : {}),
+    ...(inner.model ? { model: inner.model.bind(inner) } : {}),
     ...(inner.resources ? { resources: inner.resources.bind(inner) } : {}),
     state: () => inner.state(),
     stats: () => inner.stats(),

@@ -23,6 +23,7 @@ import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from '@earendil
 import {
   freezeWorkflowRegistry,
   loadingRegistry,
+  messageOf,
   readCodemodeTools,
   resetWorkflowPlugins,
   resetWorkflowRegistry,
@@ -117,6 +118,15 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       }
     };
 
+    /** host.started and host.stopped: a plugin's failure there is reported, never fatal. */
+    const announce = (built: Kernel | undefined, hook: 'started' | 'stopped', started: HostSession, ctx?: ExtensionContext): void => {
+      try {
+        built?.hooks.host[hook].call(started);
+      } catch (error) {
+        if (ctx?.hasUI) ctx.ui.notify(`Workflow: ${messageOf(error)}`, 'warning');
+      }
+    };
+
     /** Idempotent: Pi may converge on shutdown from several paths. */
     const stop = async (): Promise<void> => {
       const closing = session;
@@ -125,6 +135,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       kernel = undefined;
       startError = undefined;
       try {
+        if (closing !== undefined) announce(built, 'stopped', closing);
         closing?.close();
         await closing?.engine.close();
       } finally {
@@ -142,6 +153,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       const slot = activeHost();
       try {
         session = start(ctx);
+        announce(kernel, 'started', session, ctx);
         const { cwd, agentDir, projectTrusted } = session;
         if (hasCatalog(cwd, agentDir, projectTrusted)) tools.registerCatalog();
         const interrupted = recoverRuns(session);

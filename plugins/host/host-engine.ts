@@ -18,6 +18,7 @@ export type LaunchModeListener = (runId: string, mode: LaunchMode) => void;
 export class HostEngine extends WorkflowEngine {
   readonly #listeners = new Set<LaunchModeListener>();
   readonly #projectTrusted: boolean;
+  #excludeProject = false;
 
   constructor(options: EngineOptions) {
     super(options);
@@ -37,9 +38,19 @@ export class HostEngine extends WorkflowEngine {
     return this.#trusted(cwd) ?? super.retry(cwd, runId, options);
   }
 
+  /**
+   * `wfcli --no-approve`: runs go ahead in an untrusted project with its
+   * settings and resources left out, instead of being refused (issue 11:
+   * inside Pi an untrusted project runs no workflow; the CLI flag is an
+   * explicit choice to run without the project's own resources).
+   */
+  excludeProjectResources(): void {
+    this.#excludeProject = true;
+  }
+
   /** The refusal in an untrusted project, else undefined. */
   #trusted(cwd: string): Promise<never> | undefined {
-    return this.#projectTrusted ? undefined : Promise.reject(untrustedProjectError(cwd));
+    return this.#projectTrusted || this.#excludeProject ? undefined : Promise.reject(untrustedProjectError(cwd));
   }
 
   override setLaunchMode(cwd: string, runId: string, mode: LaunchMode): void {

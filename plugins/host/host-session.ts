@@ -16,7 +16,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHandle, type RunOutcome, type StatusSummary } from '../../kernel/index.js';
+import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHandle, type RunOutcome, type StatusSummary, type WorkflowHostSession } from '../../kernel/index.js';
 import { followUpText, runResult, type RunResult } from './delivery.js';
 import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
@@ -49,7 +49,7 @@ export interface HostSessionOptions {
   readonly kernel: Kernel;
 }
 
-export class HostSession implements WorkflowHostView, ScriptTools {
+export class HostSession implements WorkflowHostView, WorkflowHostSession, ScriptTools {
   readonly engine: HostEngine;
   readonly cwd: string;
   readonly sessionId: string;
@@ -58,13 +58,16 @@ export class HostSession implements WorkflowHostView, ScriptTools {
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #executor: PiToolExecutor;
-  readonly #kernel: Kernel;
+  /** The engine's kernel; the headless CLI asks its `transport.select` for doctor's agent inspection. */
+  readonly kernel: Kernel;
   readonly #toolCalls = new Map<string, { readonly ctx: ExtensionContext; readonly outcome: Promise<RunOutcome> }>();
   readonly #watched = new WeakSet<Promise<RunOutcome>>();
   readonly #delivery = new Map<string, DeliveryState>();
   /** Foreground waits by run ID: calling one ends that wait. */
   readonly #waits = new Map<string, () => void>();
   readonly #unsubscribe: () => void;
+  /** Runs plugins launched for features of their own (host.started `claimRuns`), by owner. */
+  readonly #claims = new Map<string, (run: StatusSummary) => boolean>();
   #closed = false;
 
   constructor(options: HostSessionOptions) {
@@ -76,7 +79,7 @@ export class HostSession implements WorkflowHostView, ScriptTools {
     this.#pi = options.pi;
     this.#ctx = options.ctx;
     this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: options.projectTrusted });
-    this.#kernel = options.kernel;
+    this.kernel = options.kernel;
     this.#unsubscribe = options.engine.onLaunchModeChanged((runId, mode) => {
       if (mode === 'background') this.#waits.get(runId)?.();
     });
@@ -104,12 +107,27 @@ export class HostSession implements WorkflowHostView, ScriptTools {
 
   /** What a retry of the run would replay and run again, its artifacts and named worktrees. */
   diagnose(run: StatusSummary): FailureDiagnostics {
-    return failureDiagnostics(this.engine, this.#kernel, run);
+    return failureDiagnostics(this.engine, this.kernel, run);
   }
 
   /** A refused retry's error, with the source run's diagnostics in its details. */
   withDiagnostics(error: unknown, runId: string): unknown {
-    return withDiagnostics(error, this.engine, this.#kernel, this.cwd, runId);
+    return withDiagnostics(error, this.engine, this.kernel, this.cwd, runId);
+  }
+
+  claimRuns(owner: string, owns: (run: StatusSummary) => boolean): void {
+    this.#claims.set(owner, owns);
+  }
+
+  /** Whether a plugin claimed the run: `/workflow` and the resume offer leave it to that plugin. A throwing predicate claims nothing. */
+  claimed(run: StatusSummary): boolean {
+    return [...this.#claims.values()].some((owns) => {
+      try {
+        return owns(run);
+      } catch {
+        return false;
+      }
+    });
   }
 
   delivery(runId: string): DeliveryState | undefined {

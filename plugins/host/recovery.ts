@@ -14,7 +14,7 @@ export function recoverRuns(host: HostSession): { runId: string; name: string }[
     host.engine.recoverInterrupted(host.cwd);
     return host.engine
       .list(host.cwd)
-      .filter((run) => run.state === 'interrupted' && !run.executing)
+      .filter((run) => run.state === 'interrupted' && !run.executing && !host.claimed(run))
       .map((run) => ({ runId: run.runId, name: run.workflow.name }));
   } catch {
     return [];

@@ -4,7 +4,7 @@
  * one per session; a part that needs more asks for a field here rather than
  * reaching into the entry.
  */
-import type { RunHandle, WorkflowEngine } from '../../kernel/index.js';
+import type { RunHandle, StatusSummary, WorkflowEngine } from '../../kernel/index.js';
 
 export interface WorkflowHostView {
   /** The engine of this Pi session (its session ID is Pi's). */
@@ -22,4 +22,11 @@ export interface WorkflowHostView {
    * failure becomes one follow-up message in the Pi session.
    */
   watch(handle: RunHandle): void;
+  /** Whether a plugin claimed the run for a feature of its own (standalone subagents): `/workflow` leaves it out. */
+  claimed?(run: StatusSummary): boolean;
+}
+
+/** The session's runs `/workflow` shows: every run of the engine no plugin claimed. */
+export function workflowRuns(view: WorkflowHostView): readonly StatusSummary[] {
+  return view.engine.list(view.cwd).filter((run) => view.claimed?.(run) !== true);
 }

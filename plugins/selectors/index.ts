@@ -13,9 +13,8 @@
  * arrays against candidates and ceilings is `evaluateSelectors`, used by core
  * resolution; the plugin never widens or narrows anything on its own.
  */
-import { workflowPluginEntry, type KernelPlugin, type LoadedSettings } from '../../kernel/index.js';
+import { EMPTY_SELECTORS, callSelectors, optionSelectors, settingsSelectors, workflowPluginEntry, type KernelPlugin, type LoadedSettings, type SelectorArrays } from '../../kernel/index.js';
 import { validateExcludeTools } from './exclude-tools.js';
-import { EMPTY_SELECTORS, callSelectors, optionSelectors, settingsSelectors, type SelectorArrays } from './layers.js';
 
 export const PLUGIN_NAME = 'selectors';
 
@@ -70,11 +69,3 @@ export const selectorsPlugin: KernelPlugin = {
 export default workflowPluginEntry(selectorsPlugin);
 
 export { RESULT_TOOL_NAME, applyExcludeTools, isToolPattern, unmatchedExcludes, validateExcludeTools } from './exclude-tools.js';
-export { EMPTY_SELECTORS, callSelectors, concatLayers, optionSelectors, settingsLayers, settingsSelectors, type SelectorArrays } from './layers.js';
-export {
-  SELECTOR_DIAGNOSTIC_CODES,
-  isPositiveOnly,
-  selectorDiagnostics,
-  type SelectorDiagnostic,
-  type SelectorDiagnosticCode,
-} from './diagnostics.js';

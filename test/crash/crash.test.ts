@@ -29,7 +29,7 @@ import { readJournal, readSnapshot, listRuns, LOCK_FILE, JOURNAL_FILE, RESULT_FI
 import { parseSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { ChildConfig } from './child.js';
-import { collectStderr, journalLines, mulberry32, readHostReports, type HostError, type Outcome } from './shared.js';
+import { collectStderr, journalLines, ledger, mulberry32, readHostReports, type HostError, type Outcome } from './shared.js';
 
 /** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 20). */
 const SEEDS = process.env['CRASH_SEED']
@@ -198,16 +198,6 @@ function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<Chil
 }
 
 // ---- what is on disk ---------------------------------------------------------
-
-function ledger(cwd: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  const file = join(cwd, 'ledger.txt');
-  if (!existsSync(file)) return counts;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line !== '') counts.set(line, (counts.get(line) ?? 0) + 1);
-  }
-  return counts;
-}
 
 interface DiskState {
   readonly state: string;

@@ -2,7 +2,7 @@
  * Shared by the crash tests (`crash.test.ts`, `agents.test.ts`): what a host
  * process reports on stdout (see `host.ts`) and how the parent reads it.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { JOURNAL_FILE } from '../../kernel/store/index.js';
@@ -77,4 +77,15 @@ export function journalLines(runDir: string): number {
   } catch {
     return 0;
   }
+}
+
+/** How many times each line of `<cwd>/ledger.txt` appears (every shell of the test workflows appends its tag there). */
+export function ledger(cwd: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const file = join(cwd, 'ledger.txt');
+  if (!existsSync(file)) return counts;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line !== '') counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  return counts;
 }

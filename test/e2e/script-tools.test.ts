@@ -56,9 +56,9 @@ describe('tools.<name> in scripts run by a real pi', () => {
   };
 
   /** The model launches `script` in the foreground; the launch's execution and run result. */
-  async function foreground(sessionId: string, script: string): Promise<{ launch: ToolExecution; result: Record<string, unknown> }> {
+  async function foreground(sessionId: string, script: string, extraArgs: readonly string[] = []): Promise<{ launch: ToolExecution; result: Record<string, unknown> }> {
     model.main(({ toolResults }) => (toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'tools', script, foreground: true } }] } : { text: 'Done.' }));
-    const { stdout } = await runPi(pi, piArgs(sessionId, `Run the ${sessionId} workflow`));
+    const { stdout } = await runPi(pi, piArgs(sessionId, `Run the ${sessionId} workflow`, extraArgs));
     const launch = toolExecution(stdout, 'workflow');
     return { launch, result: launch.details as Record<string, unknown> };
   }
@@ -187,14 +187,16 @@ describe('tools.<name> in scripts run by a real pi', () => {
   });
 
   it('builtin:codemode reaches an agent session only where Pi has built-in extensions', async () => {
+    // Agents' tools are limited to the root candidate set, the launching session's active tools: it has codemode.
     const { launch } = await foreground(
       'builtins',
       `await agent('With code mode', { extensions: ['!*', 'builtin:codemode'], tools: ['read', 'codemode'] });
       await agent('Without code mode', { extensions: ['!*'], tools: ['read', 'codemode'] });
       return 'asked';`,
+      PI_EXECUTES_TOOLS ? ['--tools', '+codemode'] : [],
     );
     expect(launch.isError, launch.text).toBe(false);
-    // Nothing restricts the agents' tools, so every tool their extensions registered is offered.
+    // Positive selectors alone restrict nothing, so every root tool the agent's extensions registered is offered.
     expect(model.agentTools('Without code mode')).toEqual(expect.arrayContaining(['read', 'workflow_result']));
     expect(model.agentTools('Without code mode')).not.toContain('codemode');
     if (PI_EXECUTES_TOOLS) expect(model.agentTools('With code mode')).toEqual(expect.arrayContaining(['read', 'codemode', 'workflow_result']));

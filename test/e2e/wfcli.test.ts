@@ -7,7 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createPiHome, REPO_ROOT, runPi, runWfcli, type PiHome, type PiResult } from './support/pi-cli.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, WFCLI, type PiHome, type PiResult } from './support/pi-cli.js';
+import { shellQuote } from '../../cli/export.js';
 import { MODEL_ID, startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const RUN_ID = /^run (wf-[0-9a-z]{9}-[0-9a-f]{8})$/m;
@@ -50,6 +53,27 @@ describe('wfcli run', () => {
     writeFileSync(file, JSON.stringify(settings, null, 2));
   };
 
+  it('the built wfcli prints its help, and every command its own, without starting Pi', async () => {
+    const help = await runWfcli(pi, ['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['run', 'status', 'list', 'resume', 'retry', 'stop', 'doctor', 'doctor cleanup', 'inspect', 'transcript', 'export', 'relay']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    }
+    const doctor = await runWfcli(pi, ['doctor', 'cleanup', '--help']);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toMatch(/^usage:\n  wfcli doctor cleanup \[--older-than-days <days>\] \[--yes\] \[--json\]\n/);
+  });
+
+  it('draws a progress line on stderr when it is a terminal: phase and running agents, cleared at the end', async () => {
+    script('progress.js', "phase('warm');\nreturn await agent('Progress agent', { label: 'warmer' });");
+    // `script` gives the process a pseudo-terminal; its output is the terminal's.
+    const command = `stty cols 200; exec ${[process.execPath, WFCLI, 'run', '--script', 'progress.js'].map(shellQuote).join(' ')}`;
+    const { stdout } = await promisify(execFile)('script', ['-qefc', command, '/dev/null'], { cwd: pi.cwd, env: piEnv(pi) });
+    expect(stdout).toMatch(/\r\x1b\[2Kprogress wf-\S+ · running · \d+s · phase warm · 1 agent running: warmer/);
+    // Cleared before the value is printed.
+    expect(stdout).toMatch(/· completed · \d+s · phase warm\r\x1b\[2K"Progress agent: done"/);
+  });
+
   it('loads this package itself when Pi has not installed it; agents use the user models', async () => {
     const result = await wfcli(['--script', script('greet.js', "return { said: await agent('Headless agent') };")]);
     expect(value(result)).toEqual({ said: 'Headless agent: done' });
@@ -75,7 +99,7 @@ describe('wfcli run', () => {
     expect(rejected.stderr).toMatch(/^INVALID_METADATA: Launch option "budget" cannot be used: it is provided by the plugin "budgets", which is not loaded in this host; enable its entry dist\/plugins\/budgets\/index.js$/m);
   });
 
-  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted)', async () => {
+  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted, so no workflow runs)', async () => {
     filter();
     mkdirSync(join(pi.cwd, '.pi', 'pi-extensible-workflows'), { recursive: true });
     // A project settings file makes the project one that needs trust.
@@ -83,10 +107,13 @@ describe('wfcli run', () => {
     writeFileSync(join(pi.cwd, '.pi', 'pi-extensible-workflows', 'settings.json'), JSON.stringify({ modelAliases: { project: `e2e/${MODEL_ID}:low` } }));
     const aliased = script('aliased.js', "return await agent('Project alias', { model: 'project' });");
     expect(value(await wfcli(['--script', aliased, '--approve']))).toBe('Project alias: done');
-    for (const flags of [['--no-approve'], []]) {
-      const untrusted = await wfcli(['--script', aliased, ...flags]);
-      expect(untrusted.code, untrusted.stderr).toBe(1);
-      expect(untrusted.stderr).toMatch(/^UNKNOWN_MODEL: .*"project"/m);
-    }
+    // --no-approve runs with the project's settings left out: its alias does not exist.
+    const excluded = await wfcli(['--script', aliased, '--no-approve']);
+    expect(excluded.code, excluded.stderr).toBe(1);
+    expect(excluded.stderr).toMatch(/^UNKNOWN_MODEL: .*"project"/m);
+    // Neither flag: Pi's decision (nothing stored: untrusted), and an untrusted project runs no workflow.
+    const untrusted = await wfcli(['--script', aliased]);
+    expect(untrusted.code, untrusted.stderr).toBe(1);
+    expect(untrusted.stderr).toMatch(/^CONFIG_ERROR: Pi does not trust the project /m);
   });
 });

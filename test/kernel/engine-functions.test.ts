@@ -71,12 +71,12 @@ describe('calling registered functions', () => {
     expect(runs).toBe(0);
   });
 
-  it('an output that violates the schema is RESULT_INVALID and is not journaled', async () => {
+  it('an output that violates the schema is RESULT_INVALID and is journaled only as the failure the script received', async () => {
     register({ wrong: { description: 'd', input: anyObject, output: { type: 'number' }, run: () => 'not a number' } });
     const outcome = await h.run(`return await wrong({});`);
     expect(outcome.error?.code).toBe('RESULT_INVALID');
     expect(outcome.error?.message).toMatch(/output of function "wrong"/);
-    expect(h.journal(outcome.runDir)).toEqual([]);
+    expect(h.journal(outcome.runDir).map((record) => record.kind)).toEqual(['failure']);
   });
 
   it('the context exposes the read-only run', async () => {

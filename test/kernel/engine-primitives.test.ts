@@ -84,8 +84,8 @@ describe('shell', () => {
     expect(outcome.error?.message).toMatch(/timed out after 100 ms/);
     const [call] = h.callRecords(outcome.runDir);
     expect(call).toMatchObject({ op: 'shell', status: 'failed', code: 'SHELL_FAILED', timeoutMs: 100, command: 'sleep 5' });
-    // A failed shell is not journaled: a retry would run it again.
-    expect(h.journal(outcome.runDir)).toEqual([]);
+    // Only the failure the script received is journaled (a resume hands it over again); a retry runs the shell again.
+    expect(h.journal(outcome.runDir).map((record) => [record.kind, (record['error'] as { code?: string } | undefined)?.code])).toEqual([['failure', 'SHELL_FAILED']]);
   });
 
   it('the script can catch SHELL_FAILED and go on', async () => {
@@ -117,7 +117,7 @@ describe('shell', () => {
     expect(outcome.error?.code).toBe('RPC_LIMIT_EXCEEDED');
     const [call] = h.callRecords(handle.runDir);
     expect(call).toMatchObject({ status: 'failed', code: 'RPC_LIMIT_EXCEEDED' });
-    expect(h.journal(handle.runDir)).toEqual([]);
+    expect(h.journal(handle.runDir).map((record) => record.kind)).toEqual(['failure']);
     // The same output fits the default 10 MB boundary.
     const fits = await h.run(`return (await shell("head -c 3000 /dev/zero | tr '\\\\0' x")).stdout.length;`);
     expect(fits.value).toBe(3000);
@@ -190,7 +190,7 @@ describe('agent', () => {
     expect(outcome.error?.code).toBe('AGENT_FAILED');
     expect(outcome.error?.message).toMatch(/outputSchema.*\/score must be number/);
     expect(Object.values(h.snapshot(outcome.runDir).agents).map((agent) => [agent.label, agent.state])).toEqual([['rater', 'failed']]);
-    expect(h.journal(outcome.runDir)).toEqual([]);
+    expect(h.journal(outcome.runDir).map((record) => record.kind)).toEqual(['failure']);
   });
 
   it('without outputSchema a submission that is not { result: string } is AGENT_FAILED', async () => {

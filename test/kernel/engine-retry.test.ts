@@ -114,9 +114,9 @@ describe('retry', () => {
     expect(await grandchild.outcome).toMatchObject({ state: 'completed', value: [1, 2] });
     expect(h.snapshot(grandchild.runDir)).toMatchObject({ parentRunId: child.runId, lineage: [child.runId, parent.runId] });
     expect(lines(join(cwd, 'counter'))).toEqual(['a', 'b', 'c']);
-    // Each run journals only its own work.
-    expect(h.journal(parent.runDir).map((record) => record.kind)).toEqual(['shell']);
-    expect(h.journal(child.runDir).map((record) => record.kind)).toEqual(['function', 'shell']);
+    // Each run journals only its own work (and the failure that ended it, which a retry does not replay).
+    expect(h.journal(parent.runDir).map((record) => record.kind)).toEqual(['shell', 'failure']);
+    expect(h.journal(child.runDir).map((record) => record.kind)).toEqual(['function', 'shell', 'failure']);
     expect(h.journal(grandchild.runDir).map((record) => record.kind)).toEqual(['function', 'shell']);
   });
 
@@ -204,6 +204,26 @@ describe('retry', () => {
     expect(error.code).toBe('RESUME_INCOMPATIBLE');
     expect(error.message).toMatch(message);
     expect(error.details).toEqual({ state });
+  });
+
+  it('allowStopped retries a stopped source as a linked child that reruns what it left incomplete; the source stays stopped', async () => {
+    const hold = deferred<void>();
+    h.answer = async (prompt) => {
+      if (prompt === 'second') await hold.promise;
+      return { result: `echo:${prompt}` };
+    };
+    const source = await h.launch(`const a = await agent('first'); const b = await agent('second'); return [a, b];`);
+    await waitFor(() => h.calls.some((call) => call.prompt === 'second'));
+    expect(await h.engine.stop(h.cwd, source.runId)).toEqual({ stopped: true });
+    hold.resolve();
+    expect((await source.outcome).state).toBe('stopped');
+    const child = await h.engine.retry(h.cwd, source.runId, { expectedState: 'stopped', allowStopped: true });
+    expect(await child.outcome).toMatchObject({ state: 'completed', value: ['echo:first', 'echo:second'] });
+    expect(h.calls.map((call) => call.prompt)).toEqual(['first', 'second', 'second']);
+    expect(h.snapshot(child.runDir)).toMatchObject({ parentRunId: source.runId, lineage: [source.runId] });
+    expect(h.engine.status(h.cwd, source.runId).state).toBe('stopped');
+    // Without the option a stopped source keeps its guidance.
+    expect((await rejectionOf(h.engine.retry(h.cwd, source.runId))).message).toMatch(/stopped, which is irreversible/);
   });
 
   it('retry of a missing run or another session\'s run is RUN_NOT_FOUND', async () => {

@@ -3,10 +3,10 @@
  * modes, the immutable source, result.json, snapshot fields, deletion rules
  * and status lookups of missing, corrupt and foreign runs.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
+import { createHarness, gateStarted, gated, release, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -56,6 +56,34 @@ describe('run directory', () => {
     expect(text).toBe(`${JSON.stringify(value, null, 2)}\n`);
     expect(h.snapshot(outcome.runDir).result).toEqual({ path: outcome.resultPath, bytes: Buffer.byteLength(text) });
     expect(outcome.value).toEqual(value);
+  });
+
+  it('a result the store cannot write fails the run; it is never left running', async () => {
+    const cwd = h.freshCwd('unwritable');
+    const handle = await h.launch(`await shell(${JSON.stringify(gated())}); return { big: 'value' };`, { cwd });
+    await gateStarted(cwd);
+    // result.json is taken by a directory: the atomic rename over it fails.
+    mkdirSync(join(handle.runDir, 'result.json'));
+    release(cwd);
+    const outcome = await handle.outcome;
+    expect(outcome).toMatchObject({ state: 'failed', error: { code: 'INTERNAL_ERROR' } });
+    expect(outcome.error?.message).toMatch(/cannot write .*result\.json/);
+    expect(h.snapshot(handle.runDir)).toMatchObject({ state: 'failed', failure: { code: 'INTERNAL_ERROR' } });
+  });
+
+  it('a result nested deeper than its limit fails with RPC_LIMIT_EXCEEDED; a deep and wide one is stored as JSON', async () => {
+    const deep = await h.run('let v = 0; for (let i = 0; i < 5000; i++) v = [v]; return v;');
+    expect(deep.state).toBe('failed');
+    expect(deep.error?.code).toBe('RPC_LIMIT_EXCEEDED');
+    expect(h.snapshot(deep.runDir).state).toBe('failed');
+    const wide = await h.run('let v = []; for (let i = 0; i < 1000; i++) v.push(i); for (let d = 0; d < 900; d++) v = [v]; return v;');
+    expect(wide.state).toBe('completed');
+    const text = readFileSync(join(wide.runDir, 'result.json'), 'utf8');
+    let value = JSON.parse(text) as unknown[];
+    for (let depth = 0; depth < 900; depth += 1) value = value[0] as unknown[];
+    expect(value).toHaveLength(1000);
+    // Indentation stops growing after 16 levels.
+    expect(Math.max(...text.split('\n').map((line) => line.length - line.trimStart().length))).toBe(32);
   });
 
   it('a script returning nothing stores null', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../kernel/preflight/index.js';
-import { PREFLIGHT_OPTIONS, expectRejected } from '../support/preflight.js';
+import { PREFLIGHT_OPTIONS, expectRejected, rejection } from '../support/preflight.js';
 
 const OPTIONS = PREFLIGHT_OPTIONS;
 
@@ -31,8 +31,14 @@ describe('preflight: undeclared globals (rule 4)', () => {
   });
 
   it('accepts builtins, primitives, registered functions and args', () => {
-    expectAccepted('const n = JSON.stringify(Object.keys(args)).length + Math.max(1, parseInt("2", 10));\nconst u = [undefined, NaN, Infinity, new Map(), Symbol("s"), 1n, Intl.DateTimeFormat];\nreturn await reviewLoop({ n })');
+    expectAccepted('const n = JSON.stringify(Object.keys(args)).length + Math.max(1, parseInt("2", 10));\nconst u = [undefined, NaN, Infinity, new Map(), Symbol("s"), 1n, Uint8Array];\nreturn await reviewLoop({ n })');
     expectAccepted('budget.remaining; const b = budget');
+  });
+
+  it('rejects the builtins the sandbox does not provide, so they are never undefined at run time', () => {
+    for (const name of ['Intl', 'WeakRef', 'FinalizationRegistry', 'Float32Array', 'Float64Array', 'SharedArrayBuffer', 'Atomics']) {
+      expect(rejection(`const x = ${name};`).message, name).toContain(`"${name}" is not defined in workflow scripts`);
+    }
   });
 
   it('does not treat property names, keys, labels or private names as references', () => {

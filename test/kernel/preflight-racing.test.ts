@@ -71,3 +71,37 @@ describe('preflight: racing calls from one call site (rule 6)', () => {
     expectAccepted('const Array = { from: (x, f) => f };\nconst f = Array.from([], () => agent("x"))');
   });
 });
+
+describe('preflight: one call site reached from callbacks of separate promise chains', () => {
+  it('rejects the issue 10 reproduction: a local function reached from two chains', () => {
+    expectRacing(
+      [
+        'const step = (c) => shell(c);',
+        'const [a, b] = await Promise.all([',
+        "  shell('sleep 2; echo A').then(() => step('sleep 3; echo after-A')),",
+        "  shell('sleep 0.1; echo B').then(() => step('echo after-B')),",
+        ']);',
+      ].join('\n'),
+      1,
+      21,
+      'shell(...) is reached from promise callbacks of two separate chains (lines 3 and 4)',
+    );
+  });
+
+  it('rejects direct calls, named callbacks and functions reached through other functions', () => {
+    expectRacing("const ask = () => agent('x');\nconst p = shell('a');\np.then(ask);\np.catch(ask);", 1, 19, 'agent(...) is reached from promise callbacks of two separate chains (lines 1 and 1)');
+    expectRacing(
+      "async function ask(p) { return tools.read({ path: p }) }\nfunction later() { return ask('x') }\nconst a = shell('a').then(later);\nconst b = shell('b').finally(later);\nawait Promise.all([a, b]);",
+      1,
+      32,
+      'tools.read(...)',
+    );
+  });
+
+  it('accepts one chain, awaited chains, and chains that reach different sites', () => {
+    expectAccepted("const step = (c) => shell(c);\nawait shell('a').then(() => step('b')).then(() => step('c')).finally(() => log('done'));");
+    expectAccepted("const step = (c) => shell(c);\nawait shell('a').then(() => step('b'));\nawait shell('c').then(() => step('d'));");
+    expectAccepted("await Promise.all([shell('a').then(() => shell('b')), shell('c').then(() => shell('d'))]);");
+    expectAccepted("const step = (c) => c;\nawait Promise.all([shell('a').then(() => step('b')), shell('c').then(() => step('d'))]);");
+  });
+});

@@ -1,92 +1,21 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SandboxPool, type SandboxCall, type SandboxHandlers } from '../../kernel/sandbox/pool.js';
-import type { GlobalSpec } from '../../kernel/sandbox/protocol.js';
-import type { WorkflowError } from '../../kernel/errors.js';
+import { SandboxPool } from '../../kernel/sandbox/pool.js';
+import { WorkflowError } from '../../kernel/errors.js';
+import { BUILTIN_GLOBALS } from '../../kernel/preflight/names.js';
+import { compile, failure, raw, recorder, run, start } from '../support/sandbox.js';
 
-const SITE = '__pi_extensible_workflows_site';
-const GLOBALS: GlobalSpec[] = [
-  { name: 'agent', kind: 'agent' },
-  { name: 'shell', kind: 'effect' },
-  { name: 'phase', kind: 'notify' },
-  { name: 'tools', kind: 'namespace' },
-  { name: 'withWorktree', kind: 'scope' },
-];
-const pool = new SandboxPool({ limits: { watchdogMs: 400, maxOldGenerationSizeMb: 64 } });
+const pool = new SandboxPool({ limits: { watchdogMs: 400, maxOldGenerationSizeMb: 64, maxRssMb: 512 } });
 afterAll(() => pool.close());
 
-/** Marks call sites the way the preflight does, for hand-written test programs (quotes and nesting aware). */
-function program(body: string): string {
-  const callee = /\b(agent\.create|agent|shell|phase|tools\.\w+|withWorktree)\(|\.send\(/y;
-  let out = '';
-  let n = 0;
-  const closers: number[] = [];
-  let depth = 0;
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i]!;
-    if (ch === "'" || ch === '"' || ch === '`') {
-      const end = body.indexOf(ch, i + 1);
-      out += body.slice(i, end + 1);
-      i = end;
-      continue;
-    }
-    callee.lastIndex = i;
-    const match = callee.exec(body);
-    if (match) {
-      out += `${match[0]}...${SITE}("s${++n}", [`;
-      depth++;
-      closers.push(depth);
-      i += match[0].length - 1;
-      continue;
-    }
-    if (ch === '(') depth++;
-    if (ch === ')') {
-      if (closers[closers.length - 1] === depth) {
-        closers.pop();
-        out += ']))';
-        depth--;
-        continue;
-      }
-      depth--;
-    }
-    out += ch;
-  }
-  return `(async () => {${out}\n})()`;
-}
+const shellReply = (call: { op: string; args: readonly unknown[] }) => (call.op === 'shell' ? { exitCode: 0, stdout: String(call.args[0]), stderr: '' } : call.op);
 
-function recorder(reply: (call: SandboxCall) => unknown = () => null) {
-  const calls: SandboxCall[] = [];
-  const notes: SandboxCall[] = [];
-  const handlers: SandboxHandlers = {
-    call: async (call) => {
-      calls.push(call);
-      return JSON.stringify(await reply(call));
-    },
-    notify: (call) => void notes.push(call),
-  };
-  return { calls, notes, handlers };
-}
-
-async function run(source: string, handlers: SandboxHandlers, args: unknown = null): Promise<unknown> {
-  const execution = pool.run({ program: source, args: JSON.stringify(args), globals: GLOBALS, siteGlobal: SITE }, handlers);
-  return JSON.parse(await execution.result) as unknown;
-}
-
-async function failure(source: string, handlers = recorder().handlers): Promise<WorkflowError> {
-  return run(source, handlers, {}).then(
-    () => {
-      throw new Error('expected the script to fail');
-    },
-    (error: unknown) => error as WorkflowError,
-  );
-}
-
-describe('sandbox', () => {
-  it('runs a script, routes effects as JSON and returns the value', async () => {
-    const { calls, notes, handlers } = recorder((call) => (call.op === 'shell' ? { exitCode: 0, stdout: 'hi', stderr: '' } : 'done'));
-    const value = await run(program(`phase('start'); const r = await shell('echo hi'); return { out: r.stdout, args };`), handlers, { n: 1 });
-    expect(value).toEqual({ out: 'hi', args: { n: 1 } });
-    expect(calls).toEqual([{ op: 'shell', site: 's2', scope: [], args: '["echo hi"]' }]);
-    expect(notes).toEqual([{ op: 'phase', site: 's1', scope: [], args: '["start"]' }]);
+describe('sandbox process', () => {
+  it('runs a script, routes effects as JSON with their keys and returns the value', async () => {
+    const { calls, notes, handlers } = recorder(shellReply);
+    const value = await run(pool, compile(`phase('start'); const r = await shell('echo hi'); return { out: r.stdout, args };`), handlers, { args: { n: 1 } });
+    expect(value).toEqual({ out: 'echo hi', args: { n: 1 } });
+    expect(calls).toEqual([{ op: 'shell', site: '1:33', scope: [], key: '|1:33#0', args: ['echo hi'] }]);
+    expect(notes).toEqual([{ op: 'phase', site: '1:1', scope: [], args: ['start'] }]);
   });
 
   it('tracks structural scope across awaits in parallel and pipeline branches', async () => {
@@ -95,7 +24,8 @@ describe('sandbox', () => {
       return call.scope.join('|');
     });
     const value = await run(
-      program(`
+      pool,
+      compile(`
         const p = await parallel('review', {
           a: async () => { await shell('slow'); return shell('a2'); },
           b: async () => { await shell('fast'); return shell('b2'); },
@@ -105,75 +35,78 @@ describe('sandbox', () => {
       handlers,
     );
     expect(value).toEqual({ p: { a: 'parallel:review/a', b: 'parallel:review/b' }, q: { x: 20, y: 30 } });
-    expect(calls.filter((call) => call.args.includes('2')).map((call) => call.scope)).toEqual(
-      expect.arrayContaining([['parallel:review/a'], ['parallel:review/b']]),
-    );
-    expect(calls.filter((call) => call.args === '["s1"]').map((call) => call.scope)).toEqual([['pipeline:build/x/0'], ['pipeline:build/y/0']]);
-  });
-
-  it('waits for siblings before reporting a branch failure', async () => {
-    const { calls, handlers } = recorder(async (call) => {
-      if (call.args.includes('bad')) throw Object.assign(new Error('boom'), {});
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      return 'ok';
-    });
-    const error = await failure(program(`await parallel('p', { a: () => shell('bad'), b: () => shell('slow') });`), handlers);
-    expect(error.code).toBe('INTERNAL_ERROR');
-    expect(error.message).toContain('boom');
-    expect(calls).toHaveLength(2);
+    expect(calls.filter((call) => call.args[0] === 's1').map((call) => [call.scope, call.key])).toEqual([
+      [['pipeline:build/x/0'], 'pipeline:build/x/0|6:81#0'],
+      [['pipeline:build/y/0'], 'pipeline:build/y/0|6:81#0'],
+    ]);
   });
 
   it('delivers host errors to the script as catchable WorkflowErrors', async () => {
-    const { WorkflowError } = await import('../../kernel/errors.js');
     const handlers = recorder(() => {
       throw new WorkflowError('SHELL_FAILED', 'timed out', { timeoutMs: 5 });
     }).handlers;
-    const value = await run(program(`try { await shell('x'); } catch (e) { return [e.name, e.code, e.message, e.details]; }`), handlers);
+    const value = await run(pool, compile(`try { await shell('x'); } catch (e) { return [e.name, e.code, e.message, e.details]; }`), handlers);
     expect(value).toEqual(['WorkflowError', 'SHELL_FAILED', 'timed out', { timeoutMs: 5 }]);
-    const error = await failure(program(`await shell('x');`), handlers);
-    expect(error.code).toBe('SHELL_FAILED');
+    expect((await failure(pool, compile(`await shell('x');`), handlers)).code).toBe('SHELL_FAILED');
   });
 
   it('gives handles, namespaces and scopes their shapes', async () => {
     const { calls, notes, handlers } = recorder((call) => (call.op === 'withWorktree' ? { path: '/tmp/w', branch: 'wf/w' } : call.op));
     const value = await run(
-      program(`
+      pool,
+      compile(`
         const h = agent.create({ name: 'dev' });
         const first = await h.send('one');
         const wt = await withWorktree('w', async (ref) => [ref.path, await tools.read({ path: 'x' })]);
-        let probed = 'no';
-        try { 'read' in tools; } catch (e) { probed = e.code; }
-        return [first, wt, probed, Object.isFrozen(h)];`),
+        return [first, wt, Object.isFrozen(h)];`),
       handlers,
     );
-    expect(value).toEqual(['agent.send', ['/tmp/w', 'tools.read'], 'INVALID_METADATA', true]);
-    expect(notes[0]).toMatchObject({ op: 'agent.create', args: '[{"name":"dev"}]' });
+    expect(value).toEqual(['agent.send', ['/tmp/w', 'tools.read'], true]);
+    expect(notes[0]).toMatchObject({ op: 'agent.create', args: [{ name: 'dev' }] });
     expect(calls.find((call) => call.op === 'tools.read')?.scope).toEqual(['withWorktree:w']);
-    expect(JSON.parse(calls[0]!.args)).toEqual([{ name: 'dev', scope: [], site: 's1' }, 'one']);
+    expect(calls[0]).toMatchObject({ op: 'agent.send', key: '|3:31@dev#0', args: [{ name: 'dev', scope: [], site: '2:19' }, 'one'] });
   });
 
-  it('rejects primitives that are not called directly', async () => {
-    const error = await failure(`(async () => { const s = shell; return s('x'); })()`);
-    expect(error.code).toBe('INVALID_METADATA');
-    expect(error.message).toContain('shell must be called directly');
+  it('refuses a second turn of a handle while one runs, before it gets a key', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { calls, handlers } = recorder(async (call) => {
+      await gate;
+      return call.args[1] ?? null;
+    });
+    const execution = start(
+      pool,
+      compile(`
+        const h = agent.create({ name: 'h' });
+        const one = h.send('one');
+        const two = await h.send('two').catch((e) => e.message);
+        return [await one, two, await h.send('three')];`),
+      handlers,
+    );
+    setTimeout(release, 50);
+    expect(await execution.result).toEqual(['one', 'agent handle "h" is already running a turn; await each send', 'three']);
+    // The refused send was never keyed: the third turn's key follows the first's slot numbering.
+    expect(calls.map((call) => call.key)).toEqual(['|3:23@h#0', '|5:41@h#0']);
+  });
+
+  it('rejects primitives that are not called through the marker of their own site', async () => {
+    expect((await failure(pool, raw(`(async () => { const s = shell; return s('x'); })()`))).message).toContain('shell must be called directly');
   });
 
   it('interpolates prompts safely', async () => {
-    expect(await run(program(`return prompt('Fix {{file}} given {{ facts }}', { file: 'a.ts', facts: { n: [1] } });`), recorder().handlers)).toBe(
+    expect(await run(pool, compile(`return prompt('Fix {{file}} given {{ facts }}', { file: 'a.ts', facts: { n: [1] } });`), recorder().handlers)).toBe(
       'Fix a.ts given {\n  "n": [\n    1\n  ]\n}',
     );
-    expect((await failure(program(`return prompt('{{missing}}', {});`))).message).toContain('{{missing}}');
-    expect((await failure(program(`return prompt('{{p}}', { p: shell('x') });`))).message).toContain('await it first');
+    expect((await failure(pool, compile(`return prompt('{{missing}}', {});`))).message).toContain('{{missing}}');
+    expect((await failure(pool, compile(`return prompt('{{p}}', { p: shell('x') });`))).message).toContain('await it first');
   });
 
   it('blocks escapes and non-determinism', async () => {
     const cases: [string, string][] = [
-      ['this.constructor.constructor("return process")()', 'not a valid constructor'],
       ['(async function(){}).constructor("return 1")', 'not a valid constructor'],
       ['(function*(){}).constructor("return 1")', 'not a valid constructor'],
       ['Function("return 1")()', 'Function is not available'],
       ['Object.prototype.polluted = 1', 'not extensible'],
-      ['args.x = 1', 'not extensible'],
       ['Date.now()', 'secure mode'],
       ['new Date()', 'secure mode'],
       ['Math.random()', 'secure mode'],
@@ -182,36 +115,82 @@ describe('sandbox', () => {
       ['process.exit(1)', "reading 'exit'"],
       ['require("fs")', 'require is not a function'],
     ];
+    expect((await failure(pool, raw(`(async () => { args.x = 1; })()`), recorder().handlers, { args: {} })).message).toContain('not extensible');
     for (const [expression, message] of cases) {
-      const error = await failure(`(async () => { return ${expression}; })()`);
+      const error = await failure(pool, raw(`(async () => { return ${expression}; })()`));
       expect(error.message, expression).toContain(message);
     }
-    expect((await failure(`(async () => eval('1'))()`)).message).toMatch(/eval/);
+    expect((await failure(pool, raw(`(async () => eval('1'))()`))).message).toMatch(/eval/);
+  });
+
+  it('evaluates the program as strict code with an undefined this; the marker is no global', async () => {
+    const value = await run(pool, raw(`(async () => [typeof this, typeof globalThis.__pi_extensible_workflows_site, typeof __pi_extensible_workflows_site, (() => typeof this)()])()`), recorder().handlers);
+    expect(value).toEqual(['undefined', 'undefined', 'function', 'undefined']);
+    // A forged site (not one the preflight wrote) is refused before any call.
+    const { calls, handlers } = recorder();
+    const forged = await failure(pool, raw(`(async () => shell(...__pi_extensible_workflows_site('9:9', ['x'])))()`), handlers);
+    expect(forged.message).toContain('site the preflight did not write');
+    const huge = await failure(pool, { program: `(async () => shell(...__pi_extensible_workflows_site('1:1'.repeat(10), ['x'])))()`, sites: { '1:1': 'shell' } });
+    expect(huge.message).toContain('site the preflight did not write');
+    // A site of another callee cannot name this call.
+    const other = await failure(pool, { program: `(async () => shell(...__pi_extensible_workflows_site('1:1', ['x'])))()`, sites: { '1:1': 'agent' } });
+    expect(other.message).toContain('shell must be called directly');
+    expect(calls).toEqual([]);
+  });
+
+  it('provides every builtin the preflight accepts, so a name it lets through is never undefined at run time', async () => {
+    const names = [...BUILTIN_GLOBALS].filter((name) => name !== 'undefined');
+    const value = await run(pool, raw(`(async () => [${names.map((name) => `typeof ${name}`).join(', ')}])()`), recorder().handlers);
+    expect(names.filter((_name, index) => (value as string[])[index] === 'undefined')).toEqual([]);
   });
 
   it('ends runaway loops, memory bombs and promises that never settle', async () => {
-    const loop = await failure(`(async () => { for (;;) {} })()`);
+    const loop = await failure(pool, raw(`(async () => { for (;;) {} })()`));
     expect(loop.details).toMatchObject({ reason: 'cpu_watchdog' });
-    const bomb = await failure(`(async () => { const a = []; for (;;) a.push(new Array(1e6).fill(7)); })()`);
-    expect(bomb.details?.['reason']).toMatch(/memory_limit|cpu_watchdog/);
-    const stalled = await failure(`(async () => { await new Promise(() => {}); })()`);
+    // A watchdog long enough that only the memory ceilings can stop these.
+    const memory = new SandboxPool({ limits: { watchdogMs: 20_000, maxOldGenerationSizeMb: 64, maxRssMb: 512 }, warm: false });
+    try {
+      const bomb = await failure(memory, raw(`(async () => { const a = []; for (;;) a.push(new Array(1e6).fill(7)); })()`));
+      expect(bomb.details).toMatchObject({ reason: 'memory_limit' });
+      const big = await failure(memory, raw(`(async () => { const a = new Array(1e8).fill(0.5); return a.length; })()`));
+      expect(big.details).toMatchObject({ reason: 'memory_limit' });
+      // ArrayBuffers live outside the V8 heap: the resident-memory ceiling stops them.
+      const buffers = await failure(memory, raw(`(async () => { const a = []; for (;;) a.push(new Uint8Array(64 * 1024 * 1024).fill(1)); })()`));
+      expect(buffers.details).toMatchObject({ reason: 'memory_limit' });
+    } finally {
+      await memory.close();
+    }
+    const stalled = await failure(pool, raw(`(async () => { await new Promise(() => {}); })()`));
     expect(stalled.details).toMatchObject({ reason: 'never_settles' });
+  }, 60_000);
+
+  it('judges the script by its own CPU time: log() while spinning does not feed the watchdog', async () => {
+    const { notes, handlers } = recorder();
+    // Large messages, so that the batched notes reach the host while the loop spins.
+    const spin = await failure(pool, compile(`while (true) { for (let k = 0; k < 1e6; k++) {} log('tick'.repeat(2000)); }`), handlers);
+    expect(spin.details).toMatchObject({ reason: 'cpu_watchdog' });
+    expect(notes.length).toBeGreaterThan(0);
   }, 30_000);
+
+  it('throws log() and phase() errors into the script, where it can catch them', async () => {
+    const { notes, handlers } = recorder();
+    const value = await run(pool, compile(`const out = []; try { log(42) } catch (e) { out.push(e.code) } try { phase(' ') } catch (e) { out.push(e.message) } log('ok'); return out;`), handlers);
+    expect(value).toEqual(['INVALID_METADATA', 'phase needs a non-empty name']);
+    expect(notes.map((note) => note.args)).toEqual([['ok']]);
+  });
 
   it('enforces the RPC limit on arguments and results', async () => {
     const small = new SandboxPool({ limits: { maxValueBytes: 1000 }, warm: false });
     try {
-      const args = small.run({ program: program(`await shell('x'.repeat(2000));`), args: 'null', globals: GLOBALS, siteGlobal: SITE }, recorder().handlers);
-      await expect(args.result).rejects.toMatchObject({ code: 'RPC_LIMIT_EXCEEDED' });
-      const result = small.run({ program: `(async () => 'y'.repeat(2000))()`, args: 'null', globals: GLOBALS, siteGlobal: SITE }, recorder().handlers);
-      await expect(result.result).rejects.toMatchObject({ code: 'RPC_LIMIT_EXCEEDED' });
+      await expect(run(small, compile(`await shell('x'.repeat(2000));`), recorder().handlers)).rejects.toMatchObject({ code: 'RPC_LIMIT_EXCEEDED' });
+      await expect(run(small, raw(`(async () => 'y'.repeat(2000))()`), recorder().handlers)).rejects.toMatchObject({ code: 'RPC_LIMIT_EXCEEDED' });
     } finally {
       await small.close();
     }
   });
 
   it('terminates on request', async () => {
-    const execution = pool.run({ program: program(`await shell('forever');`), args: 'null', globals: GLOBALS, siteGlobal: SITE }, recorder(() => new Promise(() => {})).handlers);
+    const execution = start(pool, compile(`await shell('forever');`), recorder(() => new Promise(() => {})).handlers);
     const outcome = expect(execution.result).rejects.toMatchObject({ code: 'CANCELLED' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await execution.terminate();

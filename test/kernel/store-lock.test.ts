@@ -21,6 +21,7 @@ function compileStore(outDir: string): string {
     ...fs.readdirSync(path.join(repo, 'kernel', 'store')).map((name) => path.join('kernel', 'store', name)),
     path.join('kernel', 'errors.ts'),
     path.join('kernel', 'json.ts'),
+    path.join('kernel', 'json-encode.ts'),
     path.join('kernel', 'states.ts'),
   ].filter((file) => file.endsWith('.ts'));
   for (const file of files) {

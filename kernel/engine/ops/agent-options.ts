@@ -17,6 +17,9 @@ const CORE_OPTIONS: Readonly<Record<string, (value: unknown) => boolean>> = {
   timeoutMs: (value) => Number.isInteger(value) && (value as number) > 0,
 };
 
+/** The option names core gives a meaning (spec 1 "Agent options"); other keys belong to extensions. */
+export const CORE_AGENT_OPTIONS: readonly string[] = Object.freeze(Object.keys(CORE_OPTIONS));
+
 function isStringArray(value: unknown): boolean {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

@@ -10,10 +10,13 @@ import { JOURNAL_VERSION, type JournalRecord } from '../journal-record.js';
 import type { OccurrenceCounter, Scope } from '../keys.js';
 import type { RunRecord } from '../run-record.js';
 import { appendRunEvent, LOG_LIMIT_BYTES, prefix } from '../run-log.js';
+import type { NoteBudget } from './note-budget.js';
 
-export function notePhase(record: RunRecord, scope: Scope, args: readonly JsonValue[]): void {
+export function notePhase(record: RunRecord, budget: NoteBudget, scope: Scope, args: readonly JsonValue[]): void {
   const [name] = args;
   if (typeof name !== 'string' || name.trim() === '') throw new WorkflowError('INVALID_METADATA', 'phase needs a non-empty name');
+  if (record.snapshot.phase === name) return;
+  budget.admit('phase', args);
   if (!record.setPhase(name)) return;
   appendRunEvent(record.runDir, { at: new Date().toISOString(), type: 'phase', phase: name, path: [...scope] });
 }
@@ -23,6 +26,7 @@ export interface LogDeps {
   readonly journal: Journal;
   readonly counter: OccurrenceCounter;
   readonly replay: ReadonlyMap<string, JournalRecord>;
+  readonly budget: NoteBudget;
 }
 
 export function noteLog(deps: LogDeps, site: string, scope: Scope, args: readonly JsonValue[]): void {
@@ -31,6 +35,7 @@ export function noteLog(deps: LogDeps, site: string, scope: Scope, args: readonl
   const claim = deps.counter.claim(scope, site, 'log');
   claim.release();
   if (deps.replay.has(claim.key)) return;
+  deps.budget.admit('log', args);
   appendRunEvent(deps.record.runDir, { at: new Date().toISOString(), type: 'log', message: prefix(message, LOG_LIMIT_BYTES), path: [...scope] });
   deps.journal.append({ v: JOURNAL_VERSION, key: claim.key, at: new Date().toISOString(), kind: 'log' });
 }

@@ -7,6 +7,9 @@ import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
 import type { ShellResult } from '../../contracts/function-context.js';
 import { appendCallRecord, prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
 
+/** The longest delay a Node timer can hold. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export interface ShellRequest {
   readonly command: string;
   readonly timeoutMs?: number;
@@ -24,10 +27,19 @@ export function parseShellArgs(args: readonly unknown[]): ShellRequest {
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
     throw new WorkflowError('INVALID_METADATA', 'shell timeoutMs must be a positive integer');
   }
+  // Node's timers hold at most 2^31-1 ms; a longer delay would fire at once.
+  if (typeof timeoutMs === 'number' && timeoutMs > MAX_TIMEOUT_MS) {
+    throw new WorkflowError('INVALID_METADATA', `shell timeoutMs must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)`, { limit: MAX_TIMEOUT_MS });
+  }
   if (env !== undefined) {
     if (typeof env !== 'object' || env === null || Array.isArray(env)) throw new WorkflowError('INVALID_METADATA', 'shell env must be an object of strings');
     for (const [name, value] of Object.entries(env)) {
+      // An environment entry is NAME=VALUE: a name cannot be empty or hold "=", and neither part a NUL.
+      if (name === '' || name.includes('=') || name.includes('\0')) {
+        throw new WorkflowError('INVALID_METADATA', `shell env name ${JSON.stringify(name)} is invalid: names must be non-empty and contain neither "=" nor NUL`);
+      }
       if (typeof value !== 'string') throw new WorkflowError('INVALID_METADATA', `shell env "${name}" must be a string`);
+      if (value.includes('\0')) throw new WorkflowError('INVALID_METADATA', `shell env "${name}" must not contain NUL`);
     }
   }
   return { command, ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }), ...(env === undefined ? {} : { env: env as Record<string, string> }) };

@@ -5,7 +5,8 @@
  * notifications; the dashboard opens again afterwards.
  */
 import { copyToClipboard } from '@earendil-works/pi-coding-agent';
-import { loadingRegistry, messageOf, type AttemptActionUi, type StatusSummary } from '../../../kernel/index.js';
+import { loadingRegistry, messageOf, type StatusSummary } from '../../../kernel/index.js';
+import { attemptActionUi } from '../../../lib/pi-ui/attempt-ui.js';
 import { agentActions } from '../dashboard/actions.js';
 import { attemptContext, latestAttempt, offeredAttemptActions } from '../dashboard/attempt-actions.js';
 import { agentDocuments, missingPromptBodies } from '../dashboard/documents.js';
@@ -27,7 +28,7 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
 
   const latest = files === undefined ? undefined : latestAttempt(agent, files.sessions.get(agent.id) ?? []);
   const signal = new AbortController();
-  const context = latest === undefined ? undefined : attemptContext(run, agent, latest, actionUi(deps), signal.signal);
+  const context = latest === undefined ? undefined : attemptContext(run, agent, latest, attemptActionUi(deps.ctx.ui), signal.signal);
   const attempt = context === undefined || latest === undefined ? { offered: [], hidden: [] } : offeredAttemptActions(loadingRegistry().attemptActions(), context, latest.attempt);
   for (const note of attempt.hidden) ui.notify(note, 'warning');
 
@@ -56,16 +57,4 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
     // The menu is done with this attempt: work an action left running learns it through the signal.
     signal.abort();
   }
-}
-
-/** The UI facade attempt actions get (spec 2): Pi's dialogs, and its working message where the host has one. */
-function actionUi(deps: FlowDeps): AttemptActionUi {
-  const { ui } = deps.ctx;
-  return {
-    notify: (message, level) => ui.notify(message, level),
-    confirm: (title, message) => ui.confirm(title, message),
-    select: (title, options) => ui.select(title, [...options]),
-    input: (title, placeholder) => ui.input(title, placeholder),
-    setWorkingMessage: (message) => ui.setWorkingMessage(message),
-  };
 }

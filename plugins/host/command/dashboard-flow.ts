@@ -20,6 +20,7 @@ import { rootActions } from '../dashboard/actions.js';
 import { rootDocuments } from '../dashboard/documents.js';
 import { runDetails } from '../dashboard/details.js';
 import { dashboardRows, rootText } from '../dashboard/tree.js';
+import { showLiveView } from '../../../lib/pi-ui/live-view.js';
 import { agentMenu } from './agent-menu.js';
 import { DashboardView, type DashboardPick } from './dashboard-view.js';
 import { openReadOnly, runFilesOf, transportsOf } from './documents.js';
@@ -78,41 +79,15 @@ export async function openDashboard(deps: FlowDeps, runId: string): Promise<void
 
 function liveDashboard(deps: FlowDeps, load: () => StatusSummary, agentId: string | undefined): Promise<DashboardPick | undefined> {
   const runId = load().runId;
-  return deps.ctx.ui.custom<DashboardPick | undefined>((tui, theme, keybindings, done) => {
-    const offs: (() => void)[] = [];
-    const dispose = (): void => {
-      for (const off of offs.splice(0)) off();
-    };
-    const dashboard = new DashboardView({
-      load,
-      transports: (run) => transportsOf(deps, run),
-      theme,
-      keybindings,
-      done: (pick) => {
-        dispose();
-        done(pick);
-      },
-      ...(agentId === undefined ? {} : { agentId }),
-    });
-    for (const channel of REFRESHING_EVENTS) {
-      offs.push(
+  return showLiveView<DashboardPick | undefined>(deps.ctx.ui, ({ theme, keybindings, done }) => ({
+    view: new DashboardView({ load, transports: (run) => transportsOf(deps, run), theme, keybindings, done, ...(agentId === undefined ? {} : { agentId }) }),
+    subscribe: (redraw) =>
+      REFRESHING_EVENTS.map((channel) =>
         deps.pi.events.on(channel, (event) => {
-          if ((event as { runId?: unknown } | null)?.runId !== runId) return;
-          dashboard.refresh();
-          tui.requestRender();
+          if ((event as { runId?: unknown } | null)?.runId === runId) redraw();
         }),
-      );
-    }
-    return {
-      render: (width) => dashboard.render(width),
-      invalidate: () => dashboard.invalidate(),
-      handleInput: (data) => {
-        dashboard.handleInput(data);
-        tui.requestRender();
-      },
-      dispose,
-    };
-  });
+      ),
+  }));
 }
 
 /** The same tree as selector options; headers reopen it. Agent rows are numbered so equal labels stay apart. */

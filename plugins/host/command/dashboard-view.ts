@@ -3,9 +3,10 @@
  * dashboard model with a cursor over its selectable rows (the Workflow root
  * and agents). It picks a row and hands it back; the command performs actions.
  */
-import { DynamicBorder, type KeybindingsManager, type Theme, type ThemeColor } from '@earendil-works/pi-coding-agent';
+import { DynamicBorder, type KeybindingsManager, type Theme } from '@earendil-works/pi-coding-agent';
 import { truncateToWidth, type Component } from '@earendil-works/pi-tui';
-import type { RunState, AgentState, StatusSummary } from '../../../kernel/index.js';
+import type { StatusSummary } from '../../../kernel/index.js';
+import { STATE_COLORS } from '../../../lib/pi-ui/live-view.js';
 import { runDetails } from '../dashboard/details.js';
 import { dashboardRows, nextSelectable, rowIndexOf, type DashboardRow } from '../dashboard/tree.js';
 
@@ -13,18 +14,6 @@ export type DashboardPick = { readonly kind: 'root' } | { readonly kind: 'agent'
 
 /** Tree rows shown at once; the window follows the cursor. */
 const WINDOW = 16;
-
-const STATE_COLORS: Partial<Record<RunState | AgentState, ThemeColor>> = {
-  completed: 'success',
-  failed: 'error',
-  stopped: 'error',
-  cancelled: 'error',
-  awaiting_input: 'warning',
-  budget_exhausted: 'warning',
-  paused: 'warning',
-  interrupted: 'warning',
-  pausing: 'warning',
-};
 
 export interface DashboardViewOptions {
   /** Reads the run afresh; throws when it is gone. */

@@ -5,13 +5,13 @@
  * workflow tools. The host entry registers it with a getter for the
  * session's host view.
  */
-import { writeSync } from 'node:fs';
 import type { ExtensionAPI, ExtensionCommandContext } from '@earendil-works/pi-coding-agent';
 import { messageOf } from '../../../kernel/index.js';
+import { reportCommand } from '../../../lib/pi-ui/report.js';
 import { listingText } from '../dashboard/listing.js';
 import { loadAliasView } from './alias-source.js';
 import { openPicker } from './picker.js';
-import type { WorkflowHostView } from '../view.js';
+import { workflowRuns, type WorkflowHostView } from '../view.js';
 
 /** The message type of what `/workflow` reports into the session when there is no UI. */
 export const WORKFLOW_COMMAND_MESSAGE = 'workflow-command';
@@ -32,17 +32,9 @@ export function registerWorkflowCommand(pi: ExtensionAPI, host: () => WorkflowHo
   });
 }
 
-/**
- * Without a UI, notifications go nowhere (print and JSON modes): the text
- * becomes a displayed custom message in the session, which JSON mode streams
- * and later prompts see. Print mode writes only the final assistant text to
- * stdout (its other stdout writes are redirected to stderr), so there the
- * text also goes straight to file descriptor 1: it is what `pi -p /workflow` asked for.
- */
+/** Without a UI, the text becomes a session message (and stdout in print mode): lib/pi-ui/report.ts. */
 function report(pi: ExtensionAPI, ctx: ExtensionCommandContext, text: string, level: 'info' | 'error'): void {
-  if (ctx.hasUI) return ctx.ui.notify(text, level);
-  pi.sendMessage({ customType: WORKFLOW_COMMAND_MESSAGE, content: text, display: true, details: { level } });
-  if (ctx.mode === 'print') writeSync(level === 'error' ? 2 : 1, `${text}\n`);
+  reportCommand(pi, ctx, WORKFLOW_COMMAND_MESSAGE, text, level);
 }
 
 async function workflowCommand(pi: ExtensionAPI, view: WorkflowHostView | undefined, args: string, ctx: ExtensionCommandContext): Promise<void> {
@@ -58,7 +50,7 @@ async function workflowCommand(pi: ExtensionAPI, view: WorkflowHostView | undefi
     const text = listingText({
       cwd: view.cwd,
       sessionId: view.sessionId,
-      runs: view.engine.list(view.cwd),
+      runs: workflowRuns(view),
       aliases: aliases.rows,
       ...(aliases.problem === undefined ? {} : { aliasProblem: aliases.problem }),
     });

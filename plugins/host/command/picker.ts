@@ -11,6 +11,7 @@ import { editAliases } from './alias-editor.js';
 import { loadAliasView } from './alias-source.js';
 import { deleteResolvedRuns } from './bulk-delete.js';
 import { openDashboard, type FlowDeps } from './dashboard-flow.js';
+import { workflowRuns } from '../view.js';
 
 const MANAGE_ALIASES = 'Model aliases: list, add, edit, delete';
 const DELETE_RESOLVED = 'Delete resolved runs';
@@ -18,7 +19,7 @@ const DELETE_RESOLVED = 'Delete resolved runs';
 export async function openPicker(deps: FlowDeps): Promise<void> {
   const { view, ctx } = deps;
   for (;;) {
-    const runs = orderRuns(view.engine.list(view.cwd));
+    const runs = orderRuns(workflowRuns(view));
     const aliases = await loadAliasView(view);
     const runLines = runs.map(runLine);
     const aliasLines = aliases.rows.map((row) => `Model alias ${aliasLine(row)}`);

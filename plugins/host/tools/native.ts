@@ -17,57 +17,16 @@
  * call's context: `executeTool` and structured results came in the same Pi
  * release.
  *
- * Other Pi-facing tools of this package (`subagents_inspect`) build their
- * fields with `hostToolFields` and their results with `structuredResult` /
- * `structuredError`.
+ * The code is in lib/pi-tools/results.ts, shared with the standalone
+ * subagent tools (dist/subagents/index.js).
  */
-import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
-import { codemodeAllows, type CodemodeTools, type JsonSchema, type JsonValue } from '../../../kernel/index.js';
-import { nestedToolContext } from '../tool-executor.js';
-import { ERROR_OUTPUT } from './schemas.js';
-
-/** Pi's `ToolExposure` values this package uses. */
-export type HostToolExposure = 'direct' | 'model-only';
-
-/** Pi's `ToolAnnotations` subset this package sets. */
-export interface HostToolAnnotations {
-  readonly readOnlyHint?: boolean;
-}
-
-export interface HostToolFields {
-  /** The result schema, or the error object: what `structuredContent` holds. */
-  readonly outputSchema: JsonSchema;
-  readonly exposure: HostToolExposure;
-  readonly annotations?: HostToolAnnotations;
-}
-
-/** The output schema, read-only hint and exposure of the host tool `name`. */
-export function hostToolFields(name: string, tool: { readonly outputSchema: JsonSchema; readonly readOnly?: boolean }, codemodeTools: CodemodeTools): HostToolFields {
-  return {
-    outputSchema: { anyOf: [tool.outputSchema, ERROR_OUTPUT] },
-    exposure: codemodeAllows(codemodeTools, name) ? 'direct' : 'model-only',
-    ...(tool.readOnly === true ? { annotations: { readOnlyHint: true } } : {}),
-  };
-}
-
-/** Whether the Pi running this tool call reads `structuredContent` and `isError` results. */
-export function readsStructuredResults(ctx: ExtensionContext | undefined): boolean {
-  return ctx !== undefined && nestedToolContext(ctx) !== undefined;
-}
-
-export interface TextToolResult {
-  content: [{ type: 'text'; text: string }];
-  details: JsonValue;
-}
-
-/** A structured result for a Pi that reads them; otherwise `details` alone. Both come with the JSON text for the model. */
-export function structuredResult(value: JsonValue, structured: boolean): TextToolResult & { structuredContent?: JsonValue } {
-  const result: TextToolResult = { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], details: value };
-  return structured ? { ...result, structuredContent: value } : result;
-}
-
-/** The failed call's result on a Pi that reads `isError`: the code first in the text, the error object structured. */
-export function structuredError(error: { readonly code: string; readonly message: string }): TextToolResult & { structuredContent: JsonValue; isError: true } {
-  const value = { error } as unknown as JsonValue;
-  return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], details: value, structuredContent: value, isError: true };
-}
+export {
+  hostToolFields,
+  readsStructuredResults,
+  structuredError,
+  structuredResult,
+  type HostToolAnnotations,
+  type HostToolExposure,
+  type HostToolFields,
+  type TextToolResult,
+} from '../../../lib/pi-tools/results.js';

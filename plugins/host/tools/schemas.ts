@@ -6,24 +6,14 @@
  */
 import { Type } from 'typebox';
 import { RUN_STATES, type JsonSchema } from '../../../kernel/index.js';
+import { ERROR_OUTPUT } from '../../../lib/pi-tools/results.js';
+import { BUDGET, DESCRIPTOR, HELD, INLINE, SEGMENT_END, STARTED, STOP_OUTPUT } from '../../../lib/pi-tools/run-schemas.js';
 
 const runId = (what = 'The run ID') => Type.String({ minLength: 1, description: what });
 const expectedState = Type.Optional(
   Type.String({ description: 'The state workflow_status reported; the call is refused when the persisted state changed since.' }),
 );
 const foreground = (what: string) => Type.Optional(Type.Boolean({ description: what }));
-
-const limit = Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()]));
-const limits = Type.Optional(Type.Union([Type.Object({ soft: limit, hard: limit }, { additionalProperties: false }), Type.Null()]));
-const BUDGET = Type.Object(
-  { tokens: limits, costUsd: limits, durationMs: limits, agentLaunches: limits },
-  {
-    additionalProperties: false,
-    description:
-      'Budget dimensions, each with optional soft and hard limits: tokens (input plus output), costUsd, durationMs (active time), agentLaunches. ' +
-      'Omitted means unlimited; soft must be lower than hard. In workflow_resume a patch: omitted values stay, null removes a limit.',
-  },
-);
 
 export const WORKFLOW_PARAMS = Type.Object(
   {
@@ -77,69 +67,14 @@ export const CATALOG_PARAMS = Type.Object(
 const string = { type: 'string' } as const;
 const nonNegative = { type: 'integer', minimum: 0 } as const;
 const jsonObject = { type: 'object' } as const;
-const runError = { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string } } as const;
-const parentRunId = { parentRunId: string } as const;
 
-/** The `details` of every failed tool call: Pi reports it as an error result. */
-export const ERROR_OUTPUT = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: { error: { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string, details: jsonObject } } },
-} as const satisfies JsonSchema;
-
-/** A run executing in the background; its end arrives as one follow-up message. `message` says why a foreground wait ended early. */
-const STARTED = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'delivery'],
-  properties: { runId: string, state: { const: 'running' }, delivery: { const: 'follow-up' }, message: string, ...parentRunId },
-} as const;
-
-const INLINE = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'value', 'resultPath', 'resultBytes', 'inlined'],
-  properties: { runId: string, state: { const: 'completed' }, value: {}, resultPath: string, resultBytes: nonNegative, inlined: { const: true }, ...parentRunId },
-} as const;
-
-/** spec 1 "Completion descriptor". */
-const DESCRIPTOR = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'resultPath', 'resultBytes', 'inlined'],
-  properties: { runId: string, state: { const: 'completed' }, resultPath: string, resultBytes: nonNegative, inlined: { const: false }, ...parentRunId },
-} as const;
-
-const SEGMENT_END = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state'],
-  properties: { runId: string, state: { enum: RUN_STATES.filter((state) => state !== 'completed') }, error: runError, ...parentRunId },
-} as const;
-
-/** A resume a plugin held back: the run did not move (a budget raise awaits approval). */
-const HELD = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['runId', 'state', 'held'],
-  properties: {
-    runId: string,
-    state: { enum: RUN_STATES },
-    held: { type: 'object', additionalProperties: false, required: ['message'], properties: { message: string, details: jsonObject } },
-  },
-} as const;
+export { ERROR_OUTPUT };
 
 export const WORKFLOW_OUTPUT = { anyOf: [STARTED, INLINE, DESCRIPTOR, SEGMENT_END] } as const satisfies JsonSchema;
 export const RESUME_OUTPUT = { anyOf: [STARTED, INLINE, DESCRIPTOR, SEGMENT_END, HELD] } as const satisfies JsonSchema;
 export const RETRY_OUTPUT = WORKFLOW_OUTPUT;
 
-export const STOP_OUTPUT = {
-  anyOf: [
-    { type: 'object', additionalProperties: false, required: ['stopped'], properties: { stopped: { const: true } } },
-    { type: 'object', additionalProperties: false, required: ['stopped', 'reason'], properties: { stopped: { const: false }, reason: { enum: ['unknown_run', 'already_terminal'] } } },
-  ],
-} as const satisfies JsonSchema;
+export { STOP_OUTPUT };
 
 const decision = { enum: ['approved', 'rejected'] } as const;
 export const RESPOND_OUTPUT = {

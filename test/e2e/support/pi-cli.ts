@@ -80,6 +80,8 @@ export interface PiProcess {
   readonly exited: Promise<PiResult>;
   /** SIGKILL: the host dies without any shutdown. */
   kill(): Promise<PiResult>;
+  /** SIGINT (Ctrl-C), then waits for the end. */
+  interrupt(): Promise<PiResult>;
 }
 
 const live = new Map<string, Set<ChildProcess>>();
@@ -131,6 +133,11 @@ export function startPi(home: PiHome, args: readonly string[]): PiProcess {
   return startCli(home, PI_CLI, args);
 }
 
+/** Starts `wfcli <args>` in the project directory, with the environment `pi` gets. */
+export function startWfcli(home: PiHome, args: readonly string[]): PiProcess {
+  return startCli(home, WFCLI, args);
+}
+
 /** Runs `wfcli <args>` in the project directory, with the environment `pi` gets, to its end (any exit code). */
 export async function runWfcli(home: PiHome, args: readonly string[]): Promise<PiResult> {
   const wfcli = startCli(home, WFCLI, args);
@@ -156,6 +163,10 @@ function startCli(home: PiHome, script: string, args: readonly string[]): PiProc
     exited,
     kill() {
       child.kill('SIGKILL');
+      return exited;
+    },
+    interrupt() {
+      child.kill('SIGINT');
       return exited;
     },
   };

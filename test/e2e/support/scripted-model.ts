@@ -23,6 +23,15 @@ export interface MainTurn {
 /** May answer later (a promise): the main session's request stays open until then. */
 export type MainScript = (turn: MainTurn) => ScriptedTurn | Promise<ScriptedTurn>;
 
+/** What an agent's request shows: the text of its user messages (the prompt first, then steered ones), and its request count. */
+export interface AgentTurn {
+  readonly userTexts: readonly string[];
+  readonly request: number;
+}
+
+/** Answers the agent requests of one prompt instead of the default `workflow_result` call. */
+export type PromptScript = (turn: AgentTurn) => ScriptedTurn | Promise<ScriptedTurn>;
+
 /** A workflow agent's request, for tests that answer agents themselves. */
 export interface AgentRequest {
   /** The first user message: the agent's task. */
@@ -42,8 +51,12 @@ export interface ScriptedModel {
   readonly provider: { baseUrl: string; api: 'openai-completions'; apiKey: string; models: { id: string }[] };
   /** Answers the main session's requests from now on. */
   main(script: MainScript): void;
+  /** Answers the requests of agents with this prompt from now on (counted like any agent request). */
+  agent(prompt: string, script: PromptScript): void;
   /** Requests of workflow agents so far, per prompt. */
   agentRequests(prompt: string): number;
+  /** Every request the server received so far, main session and agents. */
+  totalRequests(): number;
   /** The tools the first request of an agent with this prompt offered, sorted. */
   agentTools(prompt: string): readonly string[] | undefined;
   /** Leaves the next request of an agent with this prompt unanswered: for good, or until `until` settles. */
@@ -96,6 +109,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const counts = new Map<string, number>();
   const held = new Map<string, Promise<unknown> | undefined>();
   const offered = new Map<string, readonly string[]>();
+  const promptScripts = new Map<string, PromptScript>();
   const waiters: { prompt: string; count: number; resolve(): void }[] = [];
   let script: MainScript = () => ({ text: 'no main script' });
   let gathering: { readonly count: number; arrived: number; readonly all: Promise<void>; release(): void } | undefined;
@@ -121,6 +135,17 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   let agentScript: AgentScript | undefined;
   const agentLog: AgentRequest[] = [];
 
+  /** Counts an agent request and wakes who waits for it; returns its count. */
+  const arrived = (prompt: string): number => {
+    const count = (counts.get(prompt) ?? 0) + 1;
+    counts.set(prompt, count);
+    for (const waiter of waiters.filter((entry) => entry.prompt === prompt && entry.count <= count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    return count;
+  };
+
   const server = await startOpenAiServer((request) => {
     const tools = (request.body.tools ?? []).map((tool) => tool.function.name);
     if (!tools.includes('workflow_result')) return script(mainTurn(request, tools));
@@ -130,19 +155,20 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const system = messages.filter((message) => message.role === 'system' || message.role === 'developer').map((message) => text(message.content)).join('\n');
     const agentRequest: AgentRequest = { prompt, model: request.body.model, tools, system, messages };
     agentLog.push(agentRequest);
+    const custom = promptScripts.get(prompt);
+    if (custom !== undefined) {
+      const count = arrived(prompt);
+      return custom({ userTexts: messages.filter((message) => message.role === 'user').map((message) => text(message.content)), request: count });
+    }
     const scripted = agentScript?.(agentRequest);
     if (scripted !== undefined) return scripted;
     if (prompt.startsWith('spawn:')) {
-      if (lastToolCall(messages) === undefined) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+      if (lastToolCall(messages) === undefined) arrived(prompt);
       return parentTurn(prompt, messages);
     }
     // After `workflow_result` Pi stops the agent; a further request would only need an end.
     if (messages.some((message) => message.role === 'tool')) return { text: 'done' };
-    counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-    for (const waiter of waiters.filter((entry) => entry.prompt === prompt && entry.count <= (counts.get(prompt) ?? 0))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
+    arrived(prompt);
     const answer: ScriptedTurn = { toolCalls: [{ name: 'workflow_result', arguments: { result: `${prompt}: done` } }] };
     if (held.has(prompt)) {
       const until = held.get(prompt);
@@ -157,7 +183,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     main: (next) => {
       script = next;
     },
+    agent: (prompt, next) => void promptScripts.set(prompt, next),
     agentRequests: (prompt) => counts.get(prompt) ?? 0,
+    totalRequests: () => server.requests.length,
     agentTools: (prompt) => offered.get(prompt),
     holdNext: (prompt, until) => void held.set(prompt, until),
     gatherParents: (count) => {

@@ -39,8 +39,8 @@ describe('failure diagnostics', () => {
     expect(failed['state']).toBe('failed');
     const runId = String(failed['runId']);
     const runDir = fx.harness.runDir(runId);
-    // Log records only mark messages already written: not operations a retry replays.
-    const journal = fx.harness.journal(runDir).filter((record) => record['kind'] !== 'log').map((record) => String(record['key']));
+    // Log records only mark messages already written, and failures run again on retry: not operations a retry replays.
+    const journal = fx.harness.journal(runDir).filter((record) => record['kind'] !== 'log' && record['kind'] !== 'failure').map((record) => String(record['key']));
     const { diagnostics } = (await fx.call(statusTool, { runId })) as { diagnostics: Record<string, unknown> };
     expect(diagnostics).toMatchObject({ sourceRunId: runId, lineage: [], plugins: { worktrees: [] } });
     const replayable = diagnostics['replayable'] as { path: string; keys: string[] }[];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings, settingsPaths, type LoadedSettings } from '../../../kernel/index.js';
-import { SELECTOR_DIAGNOSTIC_CODES, isPositiveOnly, selectorDiagnostics } from '../../../plugins/selectors/index.js';
+import { SELECTOR_DIAGNOSTIC_CODES, isPositiveOnly, selectorDiagnostics } from '../../../kernel/index.js';
 
 let dir: string;
 let cwd: string;

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKernel, evaluateSelectors, loadSettings, settingsPaths, type AgentCallOptions, type AgentPreparation, type KernelPlugin, type LoadedSettings } from '../../../kernel/index.js';
 import type { KernelPreparationContext, SegmentInput } from '../../../kernel/hooks.js';
-import selectorsEntry, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, selectorsPlugin, settingsSelectors } from '../../../plugins/selectors/index.js';
+import { settingsSelectors } from '../../../kernel/index.js';
+import selectorsEntry, { CALL_STAGE, PLUGIN_NAME, SETTINGS_STAGE, selectorsPlugin } from '../../../plugins/selectors/index.js';
 import { segmentExtras } from '../../support/run-access.js';
 
 /** The rejection of `promise` (fails when it resolves). */

@@ -3,9 +3,9 @@
  * Only active settings are examined: an untrusted project file is inactive and
  * never reported.
  */
-import type { LoadedSettings } from '../../kernel/index.js';
-import { parseSelector } from '../../kernel/index.js';
-import { settingsLayers } from './layers.js';
+import type { LoadedSettings } from './load.js';
+import { parseSelector } from './selector-eval.js';
+import { settingsLayers } from './selector-layers.js';
 
 export const SELECTOR_DIAGNOSTIC_CODES = Object.freeze({
   /** Active settings still use the removed `disabledAgentResources` field. */

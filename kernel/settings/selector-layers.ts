@@ -1,11 +1,14 @@
 /**
  * Selector layering (spec 1 "Resource selectors", rule 1): global settings
  * arrays, then trusted project arrays appended, then generic preparation
- * (extension hooks), then the call's own options. Pure helpers; the plugin in
- * index.ts wires them to `preparation.segment` and `preparation.prepare`.
+ * (extension hooks), then the call's own options. Pure helpers: the selectors
+ * plugin wires them to `preparation.segment` and `preparation.prepare`, and
+ * `wfcli doctor` splits an inspected agent's arrays into these layers.
  */
-import { normalizeCallSelectors, type AgentCallOptions, type LoadedSettings, type SelectorLayer, type SelectorSources } from '../../kernel/index.js';
-import type { SelectorKind } from '../../kernel/index.js';
+import type { AgentCallOptions } from '../contracts/agent-options.js';
+import type { LoadedSettings, SelectorLayer, SelectorSources } from './load.js';
+import type { SelectorKind } from './selector-eval.js';
+import { normalizeCallSelectors } from './selectors.js';
 
 /** One set of selector arrays, as they appear in the preparation object. */
 export type SelectorArrays = { readonly [K in SelectorKind]: readonly string[] };

@@ -1,0 +1,76 @@
+/**
+ * Following one execution segment of a headless run to its end (`run`,
+ * `resume`, `retry`): the run ID on stderr at once, a progress line when
+ * stderr is a terminal, the value on stdout at the end.
+ *
+ * - A checkpoint that starts awaiting a decision stops the run: nobody can
+ *   answer it headless (the launch check catches the static ones first).
+ * - Ctrl-C (or SIGTERM) shuts the session down: the run becomes
+ *   `interrupted`, resumable with `wfcli resume`.
+ * - A run that ends in any state but `completed` prints `<CODE>: message` (its
+ *   error code, or its state when it has none) and exits 1.
+ */
+import { WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, type RunHandle, type RunOutcome, type WorkflowCheckpointStateChangedEvent } from '../kernel/index.js';
+import { EXIT_FAILED, EXIT_OK, printJson, type CliIo } from './command.js';
+import type { LocalPiSession } from './headless-host.js';
+import { startProgress } from './progress.js';
+
+export interface FollowOptions {
+  /** `--json`: the whole outcome on stdout instead of the bare value. */
+  readonly json: boolean;
+  /** The workflow name, for the progress line. */
+  readonly name: string;
+}
+
+/** Adopts the run at once (call it right after the launch resolves, with no await between), then waits for its segment to end. */
+export async function followRun(local: LocalPiSession, handle: RunHandle, io: CliIo, options: FollowOptions): Promise<number> {
+  const { host } = local;
+  // A headless run has no tool call: its `tools.X` calls use the session's own context.
+  host.adopt(handle);
+  const { runId } = handle;
+  io.stderr(`run ${runId}\n`);
+  let checkpoint: string | undefined;
+  const stopGuard = local.events.on(WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, (data) => {
+    const event = data as WorkflowCheckpointStateChangedEvent;
+    if (event.runId !== runId || event.state !== 'awaiting' || checkpoint !== undefined) return;
+    checkpoint = event.name;
+    void host.engine.stop(host.cwd, runId).catch(() => undefined);
+  });
+  const stopProgress = io.stderrIsTTY ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) }) : undefined;
+  let interrupted = false;
+  const stopInterrupt = io.onInterrupt?.(() => {
+    interrupted = true;
+    void local.dispose();
+  });
+  let outcome: RunOutcome;
+  try {
+    outcome = await handle.outcome;
+  } finally {
+    stopInterrupt?.();
+    stopProgress?.();
+    stopGuard();
+  }
+  if (options.json) printJson(io, outcome);
+  if (outcome.state === 'completed') {
+    if (!options.json) printJson(io, outcome.value ?? null);
+    return EXIT_OK;
+  }
+  io.stderr(`${describeEnd(outcome, { checkpoint, interrupted })}\n`);
+  return EXIT_FAILED;
+}
+
+function describeEnd(outcome: RunOutcome, why: { readonly checkpoint: string | undefined; readonly interrupted: boolean }): string {
+  const { runId, state } = outcome;
+  if (why.checkpoint !== undefined) {
+    return `INVALID_METADATA: run ${runId} reached checkpoint "${why.checkpoint}", which cannot be answered headless; the run was stopped (launch it from Pi)`;
+  }
+  if (state === 'interrupted') {
+    return `interrupted: run ${runId} was interrupted${why.interrupted ? '' : ' (its host session ended)'}; continue it with: wfcli resume ${runId}`;
+  }
+  if (state === 'budget_exhausted') {
+    return `${outcome.error?.code ?? 'BUDGET_EXHAUSTED'}: ${outcome.error?.message ?? 'the run exhausted its budget'}\ncontinue it with a larger budget: wfcli resume ${runId} --budget '<json>'`;
+  }
+  if (state === 'paused') return `paused: run ${runId} is paused; continue it with: wfcli resume ${runId}`;
+  if (state === 'failed') return `${outcome.error?.code ?? 'INTERNAL_ERROR'}: ${outcome.error?.message ?? `run ${runId} failed`}\nretry it with: wfcli retry ${runId}`;
+  return `${outcome.error?.code ?? state}: ${outcome.error?.message ?? `run ${runId} ended ${state}`}`;
+}

@@ -1,0 +1,122 @@
+/**
+ * `wfcli inspect [session-id] [--json | --summary] [--failed]`: the persisted
+ * artifacts of this project's runs (every session, or one), read from the
+ * run store without starting Pi: each run's state and failure, its agents
+ * with attempts, usage and the session reference of every attempt, the
+ * system-prompt records (with their SHA-256; `--json` has the bodies' sizes),
+ * named worktrees, the budget, warnings from the event log, and where the
+ * artifacts are. Anything unreadable is named under `problems` instead of
+ * hiding the rest.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonValue, StatusSummary } from '../kernel/index.js';
+import { readRunFiles } from '../plugins/host/command/run-files.js';
+import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
+import { projectRuns } from './list.js';
+
+export interface RunInspection {
+  readonly run: StatusSummary;
+  readonly runDir: string;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number };
+  readonly attempts: readonly { readonly agentId: string; readonly attempt: number; readonly reference: Readonly<Record<string, JsonValue>> }[];
+  readonly systemPrompts: readonly { readonly agentId: string; readonly attempt: number; readonly turn: number; readonly sha256: string; readonly characters?: number }[];
+  readonly warnings: readonly { readonly at?: string; readonly message: string }[];
+  readonly problems: readonly string[];
+}
+
+const FAILED_STATES: ReadonlySet<string> = new Set(['failed', 'budget_exhausted']);
+
+/** Runs that failed or halted on their budget, or that hold a failed agent. */
+export function isFailedRun(run: StatusSummary): boolean {
+  return FAILED_STATES.has(run.state) || run.agents.some((agent) => agent.state === 'failed');
+}
+
+/** `warning` entries of events.jsonl; a torn line is skipped. */
+function warnings(runDir: string): { at?: string; message: string }[] {
+  let text: string;
+  try {
+    text = readFileSync(join(runDir, 'events.jsonl'), 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').flatMap((line) => {
+    try {
+      const entry = JSON.parse(line) as { type?: unknown; at?: unknown; message?: unknown };
+      return entry.type === 'warning' && typeof entry.message === 'string' ? [{ ...(typeof entry.at === 'string' ? { at: entry.at } : {}), message: entry.message }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
+  const files = readRunFiles(runDir);
+  const usage = run.agents.reduce(
+    (total, agent) => ({ inputTokens: total.inputTokens + agent.usage.inputTokens, outputTokens: total.outputTokens + agent.usage.outputTokens, costUsd: total.costUsd + agent.usage.costUsd }),
+    { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+  );
+  return {
+    run,
+    runDir,
+    usage,
+    attempts: [...files.sessions].flatMap(([agentId, references]) => references.map((entry) => ({ agentId, attempt: entry.attempt, reference: entry.reference }))),
+    systemPrompts: files.systemPrompts.map(({ agentId, attempt, turn, sha256, text }) => ({ agentId, attempt, turn, sha256, ...(text === undefined ? {} : { characters: text.length }) })),
+    warnings: warnings(runDir),
+    problems: files.problems,
+  };
+}
+
+function formatInspection(inspection: RunInspection): string {
+  const lines = [formatStatus(inspection.run).trimEnd()];
+  lines.push(`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`);
+  for (const attempt of inspection.attempts) lines.push(`  attempt    ${attempt.agentId} #${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
+  for (const prompt of inspection.systemPrompts) {
+    lines.push(`  prompt     ${prompt.agentId} attempt ${prompt.attempt} turn ${prompt.turn}: sha256 ${prompt.sha256.slice(0, 12)}…${prompt.characters === undefined ? ' (body missing)' : `, ${prompt.characters} characters`}`);
+  }
+  for (const warning of inspection.warnings) lines.push(`  warning    ${warning.message}`);
+  for (const problem of inspection.problems) lines.push(`  problem    ${problem}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function summaryLine(inspection: RunInspection): string {
+  const { run } = inspection;
+  const failure = run.failure === undefined ? '' : ` ${run.failure.code}`;
+  const extras = [formatBudget(run.plugins), ...formatWorktrees(run.plugins).map((worktree) => `worktree ${worktree}`)].filter((part) => part !== undefined);
+  return `${run.runId}  ${run.state}${failure}  ${run.workflow.name}  ${run.agents.length} agent(s), ${formatUsage(inspection.usage)}${extras.length === 0 ? '' : `  ${extras.join('; ')}`}`;
+}
+
+async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  if (flag(parsed, 'json') && flag(parsed, 'summary')) throw new UsageError('--json and --summary exclude each other');
+  const [sessionId] = parsed.positionals;
+  const runs = projectRuns(io, sessionId, (message) => io.stderr(`warning: ${message}\n`))
+    .filter((entry) => !flag(parsed, 'failed') || isFailedRun(entry.summary))
+    .map((entry) => inspectRun(entry.summary, entry.runDir));
+  if (flag(parsed, 'json')) printJson(io, runs);
+  else if (runs.length === 0) io.stdout(`no ${flag(parsed, 'failed') ? 'failed ' : ''}runs${sessionId === undefined ? ' in this project' : ` in session ${sessionId}`}\n`);
+  else if (flag(parsed, 'summary')) {
+    for (const inspection of runs) io.stdout(`${summaryLine(inspection)}\n`);
+    const total = runs.reduce((sum, inspection) => ({ inputTokens: sum.inputTokens + inspection.usage.inputTokens, outputTokens: sum.outputTokens + inspection.usage.outputTokens, costUsd: sum.costUsd + inspection.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    io.stdout(`${runs.length} run(s), ${formatUsage(total)}\n`);
+  } else io.stdout(runs.map(formatInspection).join('\n'));
+  return EXIT_OK;
+}
+
+export const inspectCommand: CommandSpec = {
+  name: 'inspect',
+  summary: 'Inspect the persisted runs of this project: agents, attempts, usage, errors, system prompts, worktrees.',
+  usage: ['wfcli inspect [session-id] [--json | --summary] [--failed]'],
+  help: `  session-id   only the runs of this Pi (or wfcli) session; default every session of the project
+  --json       the inspections as a JSON array
+  --summary    one line per run and the totals
+  --failed     only runs that failed or exhausted their budget, or hold a failed agent
+
+Per run: state and failure, phase, budget and usage, named worktrees, agents
+(state, attempts, tokens, cost), the session reference of every attempt, the
+recorded system prompts (agent, attempt, turn, SHA-256), warnings from the
+event log and the run directory. Reads the run store only (no Pi session).`,
+  options: { summary: { type: 'boolean' }, failed: { type: 'boolean' }, ...JSON_OPTION },
+  positionals: { min: 0, max: 1 },
+  run,
+};

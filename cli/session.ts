@@ -1,0 +1,66 @@
+/**
+ * What the commands that work in a headless Pi session share: opening it
+ * (Pi's SDK loads only here), its warnings, JSON options, and finding a
+ * stored run of this project in any session.
+ */
+import { resolve } from 'node:path';
+import { WorkflowError, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import type { CliIo } from './command.js';
+import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
+
+/** Opens the headless Pi session for the command's cwd. */
+export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'> = {}): Promise<LocalPiSession> {
+  const { createLocalPiSession } = await import('./headless-host.js');
+  return createLocalPiSession({
+    cwd: io.cwd,
+    ...(io.agentDir === undefined ? {} : { agentDir: io.agentDir }),
+    ...(io.bundleModules === undefined ? {} : { bundleModules: io.bundleModules }),
+    ...options,
+  });
+}
+
+export function printWarnings(local: LocalPiSession, io: CliIo): void {
+  for (const warning of local.warnings) io.stderr(`warning: ${warning}\n`);
+}
+
+/** Runs `act` in a headless Pi session (its warnings printed first), disposed whatever happens. */
+export async function withLocalSession<T>(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'>, act: (local: LocalPiSession) => Promise<T>): Promise<T> {
+  const local = await openLocalSession(io, options);
+  try {
+    printWarnings(local, io);
+    return await act(local);
+  } finally {
+    await local.dispose();
+  }
+}
+
+/** Runs `act` as the session that owns a stored run of this project (`resume`, `retry`, `stop`). */
+export function inRunSession<T>(io: CliIo, found: StoredRun, trust: boolean | undefined, act: (local: LocalPiSession) => Promise<T>): Promise<T> {
+  return withLocalSession(io, { sessionId: found.snapshot.sessionId, ...(trust === undefined ? {} : { trust }) }, act);
+}
+
+export function parseJsonOption(flag: string, text: string | undefined): JsonValue | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw new WorkflowError('INVALID_METADATA', `${flag} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** `~/.pi/workflows` (or under the io's home). */
+export function storeRoot(io: CliIo): string {
+  return workflowsRoot(io.home);
+}
+
+export interface StoredRun {
+  readonly runDir: string;
+  readonly snapshot: RunSnapshot;
+}
+
+/** A run of this project (any session), or RUN_NOT_FOUND for a missing, corrupt or malformed ID, like `workflow_status`. */
+export function findStoredRun(io: CliIo, runId: string): StoredRun {
+  const entry = findRun(storeRoot(io), resolve(io.cwd), runId);
+  if (entry === undefined || entry.error !== undefined) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
+  return { runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
+}

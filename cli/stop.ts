@@ -1,0 +1,56 @@
+/**
+ * `wfcli stop <run-id>`: the host's `workflow_stop` from the shell, as the
+ * run's own session (see resume.ts). A run not executing anywhere (paused,
+ * interrupted, budget-exhausted, or left active by a dead host) is stopped;
+ * a run executing in another live process cannot be taken from it
+ * (`unknown_run`, like a differently owned run): interrupt it there.
+ */
+import { readRunLock, type StopResult } from '../kernel/index.js';
+import { EXIT_FAILED, EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { findStoredRun, inRunSession, type StoredRun } from './session.js';
+
+function stored(io: CliIo, runId: string): StoredRun | undefined {
+  try {
+    return findStoredRun(io, runId);
+  } catch {
+    return undefined;
+  }
+}
+
+function stopStored(io: CliIo, found: StoredRun, runId: string): Promise<StopResult> {
+  return inRunSession(io, found, undefined, (local) => local.host.engine.stop(local.host.cwd, runId));
+}
+
+async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  const runId = parsed.positionals[0] ?? '';
+  const found = stored(io, runId);
+  const result: StopResult = found === undefined ? { stopped: false, reason: 'unknown_run' } : await stopStored(io, found, runId);
+  if (flag(parsed, 'json')) printJson(io, result);
+  if (result.stopped) {
+    if (!flag(parsed, 'json')) io.stdout(`stopped ${runId}\n`);
+    return EXIT_OK;
+  }
+  if (result.reason === 'already_terminal') {
+    io.stderr(`already_terminal: run ${runId} is already ${found === undefined ? 'terminal' : findStoredRun(io, runId).snapshot.state}\n`);
+  } else {
+    const owner = found === undefined ? undefined : readRunLock(found.runDir);
+    const why = found === undefined ? 'there is no such run in this project' : owner === undefined ? 'it cannot be stopped here' : `it is executing in process ${owner.pid}; interrupt it there (Ctrl-C)`;
+    io.stderr(`unknown_run: run ${runId} is not available to stop: ${why}\n`);
+  }
+  return EXIT_FAILED;
+}
+
+export const stopCommand: CommandSpec = {
+  name: 'stop',
+  summary: 'Stop a run at once (irreversible).',
+  usage: ['wfcli stop <run-id> [--json]'],
+  help: `  --json   print the result ({"stopped": true}, or {"stopped": false, "reason": ...})
+
+Stops a run of this project as its own session, cancelling what it still has
+to do. Prints "stopped <run-id>" (exit 0), or on stderr "already_terminal: ..."
+for a completed, failed or stopped run, or "unknown_run: ..." for a missing
+run or one executing in another live process (exit 1).`,
+  options: { ...JSON_OPTION },
+  positionals: { min: 1, max: 1 },
+  run,
+};

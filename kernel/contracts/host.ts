@@ -1,0 +1,28 @@
+/**
+ * The session a host started, as plugins see it (the `host.started` and
+ * `host.stopped` hooks): the session's engine and where it works, so a
+ * plugin can offer its own ways into runs (the standalone subagent tools)
+ * without importing the host. A plugin that launches runs for a feature of
+ * its own claims them; the host's own run views (its run picker and listing,
+ * its session-start resume offer) then leave those runs to that plugin.
+ */
+import type { WorkflowEngine } from '../engine/engine.js';
+import type { StatusSummary } from '../engine/status.js';
+
+export interface WorkflowHostSession {
+  /** The engine of this session: every run of the session, plugin-launched or not, goes through it. */
+  readonly engine: WorkflowEngine;
+  /** The launch project directory. */
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly agentDir: string;
+  /** The host's trust decision for the project. */
+  readonly projectTrusted: boolean;
+  /**
+   * Runs `owns` accepts belong to the plugin `owner`: the host's own run
+   * views leave them out. A run stays an ordinary run of the engine (status,
+   * resume and stop still work on it), and a host whose owner is not loaded
+   * shows it again.
+   */
+  claimRuns(owner: string, owns: (run: StatusSummary) => boolean): void;
+}

@@ -1,0 +1,159 @@
+/**
+ * The execution's side of the sandbox protocol: calls the sandbox makes
+ * (keyed by the sandbox, whose keys the host checks and uses), the calls it
+ * answered from the journal (checked against the journal before anything
+ * later can happen), and the failures it received (journaled with their
+ * delivery position, so a resumed script receives them at the same point).
+ */
+import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
+import { encodeJson } from '../json-encode.js';
+import type { JsonValue } from '../json.js';
+import type { CallOutcome, SandboxCall, SandboxHandlers } from '../sandbox/pool.js';
+import type { ErrorPayload } from '../sandbox/protocol.js';
+import { callDigest, callPreview } from './call-digest.js';
+import { JOURNAL_VERSION, type FailureRecord, type JournalRecord } from './journal-record.js';
+import type { Scope } from './keys.js';
+
+/** A call that came from the sandbox: its key, and whether the sandbox answered it from the journal. */
+export interface Incoming {
+  readonly key: string;
+  readonly replayed: boolean;
+}
+
+export interface BridgeHost {
+  readonly replay: ReadonlyMap<string, JournalRecord>;
+  readonly maxValueBytes: number;
+  /** The segment is ending: nothing more is journaled. */
+  ending(): boolean;
+  perform(op: string, site: string, scope: Scope, args: readonly JsonValue[], incoming: Incoming): Promise<JsonValue>;
+  notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void;
+  append(record: JournalRecord): void;
+  takeSeq(): number;
+  /** The delivery position and JSON text of a result `#step` journaled for this key. */
+  takeDelivered(key: string): { readonly seq: number; readonly text: string } | undefined;
+  fail(error: unknown): void;
+}
+
+/** Failures that are not the script's to see again on resume: the run was ending, or a budget blocked the call. */
+const NOT_REPLAYED = new Set(['CANCELLED', 'BUDGET_EXHAUSTED']);
+
+function payload(error: unknown): ErrorPayload & { code: string } {
+  if (isWorkflowError(error)) return error.toJSON();
+  return { code: 'INTERNAL_ERROR', message: messageOf(error) };
+}
+
+/** Details as stored: plain JSON or nothing. */
+function storedDetails(details: unknown): Readonly<Record<string, JsonValue>> | undefined {
+  if (details === undefined) return undefined;
+  const encoded = encodeJson(details, { maxBytes: 64 * 1024 });
+  return encoded.ok ? (JSON.parse(encoded.text) as Record<string, JsonValue>) : undefined;
+}
+
+const ESCAPE = /[.*+?^${}()|[\]\\]/g;
+const invocationPatterns = new Map<string, RegExp>();
+
+/** `fn:<name>#<n>` (n ≥ 2) of one function name. */
+function invocationPattern(name: string): RegExp {
+  let pattern = invocationPatterns.get(name);
+  if (pattern === undefined) {
+    pattern = new RegExp(`^fn:${name.replace(ESCAPE, '\\$&')}#[1-9]\\d*$`);
+    invocationPatterns.set(name, pattern);
+  }
+  return pattern;
+}
+
+export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
+  const used = new Set<string>();
+
+  /** The sandbox keys its calls; the key must name the call's own scope and site, once. */
+  const checkKey = (call: SandboxCall): void => {
+    const scopeKey = call.scope.join('/');
+    const hash = call.key.lastIndexOf('#');
+    const slotSite = call.key.slice(scopeKey.length + 1, hash);
+    const siteOk =
+      slotSite === call.site ||
+      (call.op === 'agent.send' && slotSite.startsWith(`${call.site}@`)) ||
+      slotSite === `fn:${call.op}` ||
+      invocationPattern(call.op).test(slotSite);
+    if (!call.key.startsWith(`${scopeKey}|`) || hash < 0 || !/^\d+$/.test(call.key.slice(hash + 1)) || !siteOk || used.has(call.key)) {
+      throw new WorkflowError('INTERNAL_ERROR', `The sandbox keyed a ${call.op} call at ${call.site} as ${call.key}, which the host cannot accept`, { reason: 'sandbox_error', key: call.key });
+    }
+    used.add(call.key);
+  };
+
+  const failureRecord = (call: SandboxCall, error: ErrorPayload & { code: string }, seq: number): FailureRecord => {
+    const identity = { op: call.op, args: call.args };
+    const details = storedDetails(error.details);
+    return {
+      v: JOURNAL_VERSION,
+      key: call.key,
+      at: new Date().toISOString(),
+      kind: 'failure',
+      op: call.op,
+      digest: callDigest(identity),
+      call: callPreview(identity),
+      seq,
+      error: { code: error.code, message: error.message, ...(details === undefined ? {} : { details }) },
+    };
+  };
+
+  return {
+    async call(call): Promise<CallOutcome> {
+      checkKey(call);
+      const replayed = host.replay.has(call.key);
+      try {
+        const value = await host.perform(call.op, call.site, call.scope, call.args, { key: call.key, replayed: false });
+        const delivered = host.takeDelivered(call.key);
+        if (delivered) return { ok: true, value: delivered.text, seq: delivered.seq };
+        // Answered from the journal by the host: no new record, no new position.
+        const encoded = encodeJson(value, { maxBytes: host.maxValueBytes });
+        if (!encoded.ok) return { ok: false, error: { code: encoded.failure.code, message: `The replayed value of ${call.op} ${encoded.failure.reason}` } };
+        return { ok: true, value: encoded.text };
+      } catch (error) {
+        const failure = payload(error);
+        const delivered = host.takeDelivered(call.key);
+        if (replayed || host.ending() || NOT_REPLAYED.has(failure.code)) {
+          return { ok: false, error: failure, ...(delivered ? { seq: delivered.seq } : {}) };
+        }
+        // Journaled with its position (after a result already journaled for this key, at that result's position: the later record wins).
+        const seq = delivered?.seq ?? host.takeSeq();
+        try {
+          host.append(failureRecord(call, failure, seq));
+        } catch {
+          // the position is still delivered; a replay skips what the journal lacks
+        }
+        return { ok: false, error: failure, seq };
+      }
+    },
+
+    replayed(call) {
+      checkKey(call);
+      const past = host.replay.get(call.key);
+      if (past === undefined || past.kind === 'log' || (past.kind === 'failure') !== call.failed) {
+        throw new WorkflowError('INTERNAL_ERROR', `The sandbox answered ${call.op} at ${call.site} from journal key ${call.key}, which the journal does not hold`, {
+          reason: 'sandbox_error',
+          key: call.key,
+        });
+      }
+      const booked = host.perform(call.op, call.site, call.scope, call.args, { key: call.key, replayed: true });
+      // A journaled failure is expected to fail again on the host; a result must be booked.
+      booked.then(undefined, (error: unknown) => {
+        if (!call.failed) host.fail(error);
+      });
+    },
+
+    notify(call) {
+      host.notify(call.op, call.site, call.scope, call.args);
+    },
+  };
+}
+
+/** What the sandbox evaluates: the preflight's program and its call sites (id → callee). */
+export interface SandboxProgram {
+  readonly program: string;
+  readonly sites: Readonly<Record<string, string>>;
+}
+
+export function sandboxProgram(compiled: { readonly program: string; readonly sites: Readonly<Record<string, { readonly id: string; readonly callee: string }>> }): SandboxProgram {
+  return { program: compiled.program, sites: Object.fromEntries(Object.values(compiled.sites).map((site) => [site.id, site.callee])) };
+}

@@ -1,0 +1,192 @@
+/**
+ * JSON text without recursion. Values cross the sandbox boundary and reach
+ * the store as JSON text; `JSON.stringify` recurses and throws a RangeError
+ * near 4,000 levels, and silently drops or changes what is not JSON
+ * (functions, `undefined`, symbols, NaN, Map, Date ...). This encoder walks
+ * with an explicit stack, refuses every value that has no exact JSON form,
+ * and stops as soon as the text outgrows its byte budget.
+ *
+ * Shared by the sandbox (script values) and the host (stored files), so it
+ * reports failures as data instead of throwing an error class of one side.
+ */
+
+/** Deepest nesting a value may have: far below what any recursive JSON routine of the host can handle. */
+export const MAX_VALUE_DEPTH = 1000;
+
+export interface EncodeOptions {
+  /** UTF-8 bytes the text may have (the RPC boundary: 10 MB). */
+  readonly maxBytes: number;
+  readonly maxDepth?: number;
+  /** Indentation per level; levels beyond `maxIndentLevels` keep the deepest indentation. */
+  readonly indent?: number;
+  readonly maxIndentLevels?: number;
+  /** Object keys in sorted order: one text per value, whatever order its keys were set in. */
+  readonly sortKeys?: boolean;
+}
+
+export interface EncodeFailure {
+  readonly code: 'INVALID_METADATA' | 'RPC_LIMIT_EXCEEDED';
+  /** What is wrong, without the name of the value (the caller adds it). */
+  readonly reason: string;
+  /** Where in the value, as `[1].options.env`; empty for the value itself. */
+  readonly path: string;
+  readonly details: Readonly<Record<string, string | number>>;
+}
+
+export type EncodeResult = { readonly ok: true; readonly text: string; readonly bytes: number } | { readonly ok: false; readonly failure: EncodeFailure };
+
+interface Frame {
+  readonly value: object;
+  /** Own enumerable keys of an object; undefined for an array. */
+  readonly keys: readonly string[] | undefined;
+  readonly length: number;
+  index: number;
+}
+
+class Refused extends Error {
+  readonly code: EncodeFailure['code'];
+  readonly details: Readonly<Record<string, string | number>>;
+  constructor(code: EncodeFailure['code'], reason: string, details: Readonly<Record<string, string | number>> = {}) {
+    super(reason);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+const ARRAY_PROTOTYPE = Array.prototype;
+const OBJECT_PROTOTYPE = Object.prototype;
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return 'a symbol';
+  if (typeof value === 'bigint') return 'a BigInt';
+  return typeof value;
+}
+
+/** `Map`, `Date`, a class instance ...: named by its constructor when that can be read safely. */
+function instanceName(value: object): string {
+  try {
+    const proto = Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
+    const name = proto?.constructor?.name;
+    return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
+  } catch {
+    return 'an object with a prototype';
+  }
+}
+
+function pathOf(stack: readonly Frame[]): string {
+  let path = '';
+  for (const frame of stack) {
+    const at = frame.index - 1;
+    if (frame.keys === undefined) path += `[${at}]`;
+    else {
+      const key = frame.keys[at] ?? '';
+      path += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return path;
+}
+
+/** The JSON text of `value`, or why it has none. Never throws (getters and proxies that throw are reported). */
+export function encodeJson(value: unknown, options: EncodeOptions): EncodeResult {
+  const maxDepth = options.maxDepth ?? MAX_VALUE_DEPTH;
+  const indent = options.indent ?? 0;
+  const maxIndentLevels = options.maxIndentLevels ?? Number.POSITIVE_INFINITY;
+  const pieces: string[] = [];
+  const stack: Frame[] = [];
+  const open = new Set<object>();
+  let length = 0;
+
+  const push = (text: string): void => {
+    pieces.push(text);
+    length += text.length;
+    // Every UTF-16 unit is at least one UTF-8 byte: past the budget in units is past it in bytes.
+    if (length > options.maxBytes) throw new Refused('RPC_LIMIT_EXCEEDED', `exceeds the ${options.maxBytes}-byte limit`, { limit: options.maxBytes });
+  };
+  const newline = (depth: number): void => {
+    if (indent > 0) push(`\n${' '.repeat(indent * Math.min(depth, maxIndentLevels))}`);
+  };
+
+  /** Writes a scalar, or opens a frame for an array or object. */
+  const emit = (item: unknown): void => {
+    switch (typeof item) {
+      case 'string':
+        return push(JSON.stringify(item));
+      case 'number':
+        if (!Number.isFinite(item)) throw new Refused('INVALID_METADATA', `is ${String(item)}, which JSON cannot represent`);
+        return push(JSON.stringify(item));
+      case 'boolean':
+        return push(item ? 'true' : 'false');
+      case 'object':
+        break;
+      default:
+        throw new Refused('INVALID_METADATA', `is ${kindOf(item)}, which is not JSON`);
+    }
+    if (item === null) return push('null');
+    if (open.has(item)) throw new Refused('INVALID_METADATA', 'refers back to itself (a cycle), which is not JSON');
+    if (stack.length >= maxDepth) throw new Refused('RPC_LIMIT_EXCEEDED', `is nested deeper than ${maxDepth} levels`, { limit: maxDepth });
+    const proto: unknown = Object.getPrototypeOf(item);
+    let frame: Frame;
+    if (Array.isArray(item)) {
+      if (proto !== ARRAY_PROTOTYPE) throw new Refused('INVALID_METADATA', `is ${instanceName(item)}, not a plain array`);
+      frame = { value: item, keys: undefined, length: item.length, index: 0 };
+      push('[');
+    } else {
+      if (proto !== OBJECT_PROTOTYPE && proto !== null) throw new Refused('INVALID_METADATA', `is ${instanceName(item)}, not a plain object`);
+      if (Object.getOwnPropertySymbols(item).some((symbol) => Object.prototype.propertyIsEnumerable.call(item, symbol))) {
+        throw new Refused('INVALID_METADATA', 'has a symbol-keyed property, which is not JSON');
+      }
+      const keys = options.sortKeys === true ? Object.keys(item).sort() : Object.keys(item);
+      frame = { value: item, keys, length: keys.length, index: 0 };
+      push('{');
+    }
+    open.add(item);
+    stack.push(frame);
+  };
+
+  try {
+    emit(value);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.index === frame.length) {
+        stack.pop();
+        open.delete(frame.value);
+        if (frame.length > 0) newline(stack.length);
+        push(frame.keys === undefined ? ']' : '}');
+        continue;
+      }
+      const at = frame.index;
+      frame.index += 1;
+      if (at > 0) push(',');
+      newline(stack.length);
+      if (frame.keys === undefined) {
+        const array = frame.value as readonly unknown[];
+        if (!(at in array)) throw new Refused('INVALID_METADATA', 'is a hole of a sparse array, which is not JSON');
+        emit(array[at]);
+      } else {
+        const key = frame.keys[at]!;
+        push(JSON.stringify(key));
+        push(indent > 0 ? ': ' : ':');
+        emit((frame.value as Record<string, unknown>)[key]);
+      }
+    }
+  } catch (error) {
+    const path = pathOf(stack);
+    if (error instanceof Refused) return { ok: false, failure: { code: error.code, reason: error.message, path, details: error.details } };
+    // A getter or proxy trap of the value threw.
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, failure: { code: 'INVALID_METADATA', reason: `could not be read: ${message}`, path, details: {} } };
+  }
+  const text = pieces.join('');
+  const bytes = Buffer.byteLength(text);
+  if (bytes > options.maxBytes) {
+    return { ok: false, failure: { code: 'RPC_LIMIT_EXCEEDED', reason: `exceeds the ${options.maxBytes}-byte limit`, path: '', details: { limit: options.maxBytes } } };
+  }
+  return { ok: true, text, bytes };
+}
+
+/** "Arguments of shell[1].env.X is a function, which is not JSON". */
+export function describeFailure(what: string, failure: EncodeFailure): string {
+  return `${what}${failure.path} ${failure.reason}`;
+}

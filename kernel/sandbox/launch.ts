@@ -1,0 +1,109 @@
+/**
+ * How the sandbox process is started: the Node binary that runs the host
+ * (`process.execPath`), the worker file (`worker.ts` from source, where
+ * scripts/ts-resolve.mjs maps relative `.js` imports to `.ts`; the bundled
+ * `dist/kernel/sandbox/worker.js` otherwise), a hard heap ceiling, and Node's
+ * permission model: the process may read only its own code and the `ses`
+ * packages, and may not write files, start processes or workers, or load
+ * addons. That is defence in depth: the script itself runs in a hardened ses
+ * Compartment that has no Node API at all.
+ */
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PACKAGE_NAME = 'pi-extensible-workflows';
+
+export interface SandboxLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+interface Layout {
+  readonly worker: string;
+  readonly execArgv: readonly string[];
+  /** Directories and files the process may read. */
+  readonly readable: readonly string[];
+}
+
+function packageName(dir: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Symbolic links among `path`'s ancestors (a symlinked `node_modules`):
+ * Node's resolver stats each of them when it follows the path, so the
+ * process may read these entries themselves (not what they point to).
+ */
+function symlinkedAncestors(path: string, links: Set<string>): void {
+  for (let dir = path; dir !== dirname(dir); dir = dirname(dir)) {
+    if (lstatSync(dir).isSymbolicLink()) links.add(dir);
+  }
+}
+
+/** `name`'s package directory as Node resolves it from `fromDir`, and those of its dependencies. */
+function packageTree(fromDir: string, name: string, found: Set<string>, links: Set<string>): void {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) {
+      const real = realpathSync(candidate);
+      if (found.has(real)) return;
+      found.add(candidate);
+      found.add(real);
+      symlinkedAncestors(dirname(candidate), links);
+      const manifest = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      for (const dependency of Object.keys(manifest.dependencies ?? {})) packageTree(real, dependency, found, links);
+      return;
+    }
+    if (dir === dirname(dir)) throw new Error(`cannot find the package "${name}" from ${fromDir}`);
+  }
+}
+
+function layout(moduleUrl: string): Layout {
+  const here = dirname(fileURLToPath(moduleUrl));
+  if (fileURLToPath(moduleUrl).endsWith('.ts')) {
+    // Source mode (tests, benches): kernel/sandbox/launch.ts in the repository.
+    const kernel = dirname(here);
+    const resolveHook = join(dirname(kernel), 'scripts', 'ts-resolve.mjs');
+    return { worker: join(here, 'worker.ts'), execArgv: ['--import', pathToFileURL(resolveHook).href], readable: [kernel + sep, resolveHook] };
+  }
+  // From dist/ this module lives in a shared chunk: the worker is found from the package root.
+  for (let dir = here; dir !== dirname(dir); dir = dirname(dir)) {
+    if (packageName(dir) === PACKAGE_NAME) {
+      const dist = join(dir, 'dist');
+      return { worker: join(dist, 'kernel', 'sandbox', 'worker.js'), execArgv: [], readable: [dist + sep] };
+    }
+  }
+  throw new Error(`cannot find the ${PACKAGE_NAME} package root above ${here}`);
+}
+
+let cached: { readonly key: string; readonly launch: Omit<SandboxLaunch, 'args'> & { readonly base: readonly string[] } } | undefined;
+
+function permissionFlag(): string | undefined {
+  const flags = process.allowedNodeEnvironmentFlags;
+  if (flags.has('--permission')) return '--permission';
+  return flags.has('--experimental-permission') ? '--experimental-permission' : undefined;
+}
+
+/** Semi-space of V8's young generation: with a small old space V8 would shrink it and collect garbage far more often. */
+const SEMI_SPACE_MB = 16;
+
+/** The command line of one sandbox process with a heap ceiling of `maxOldGenerationSizeMb`. */
+export function sandboxLaunch(maxOldGenerationSizeMb: number, moduleUrl: string = import.meta.url): SandboxLaunch {
+  if (cached?.key !== moduleUrl) {
+    const { worker, execArgv, readable } = layout(moduleUrl);
+    const packages = new Set<string>();
+    const links = new Set<string>();
+    packageTree(dirname(worker), 'ses', packages, links);
+    const permission = permissionFlag();
+    // The links go first: Node's permission tree ignores an exact path granted after a directory below it.
+    const allow = [...links, ...readable, ...[...packages].map((dir) => dir + sep)].map((path) => `--allow-fs-read=${path}`);
+    cached = { key: moduleUrl, launch: { command: process.execPath, base: [...(permission ? [permission, ...allow] : []), ...execArgv, worker] } };
+  }
+  const { base, command } = cached.launch;
+  return { command, args: [`--max-old-space-size=${maxOldGenerationSizeMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...base] };
+}
