@@ -134,6 +134,7 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
       hello: said,
       reference: Object.freeze({
         transport: TRANSPORT_NAME,
+        via: 'tmux',
         socket: options.socket,
         pane: opened.pane,
         window: opened.window,

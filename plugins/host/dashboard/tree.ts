@@ -61,15 +61,16 @@ export function pathLevels(path: readonly string[], breadcrumb: readonly string[
   return levels;
 }
 
-/** The host's own in-process transport: rows name only the others (`via tmux` for a pane-backed agent). */
-const HOST_TRANSPORT = 'pi';
-
-/** The transport of each agent's latest attempt, when it is another than the host's own. */
+/**
+ * Where each agent's latest attempt runs, when its transport says so: the
+ * `via` string of the session reference (`tmux` for a pane-backed agent),
+ * shown on the agent's row. Transports that run in process set none.
+ */
 export function agentTransports(sessions: ReadonlyMap<string, readonly SessionReference[]>): Map<string, string> {
   const transports = new Map<string, string>();
   for (const [agentId, entries] of sessions) {
-    const transport = entries.at(-1)?.reference['transport'];
-    if (typeof transport === 'string' && transport !== HOST_TRANSPORT) transports.set(agentId, transport);
+    const via = entries.at(-1)?.reference['via'];
+    if (typeof via === 'string' && via !== '') transports.set(agentId, via);
   }
   return transports;
 }

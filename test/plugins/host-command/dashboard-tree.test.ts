@@ -143,11 +143,11 @@ describe('tree details', () => {
 });
 
 describe('agents of another transport', () => {
-  it("names the latest attempt's transport when it is not the host's own", () => {
+  it("shows where the latest attempt runs when its reference says so (`via`)", () => {
     const transports = agentTransports(
       new Map([
-        ['a', [{ attempt: 1, reference: { transport: 'pi', sessionId: 'x' } }, { attempt: 2, reference: { transport: 'tmux', pane: '%1' } }]],
-        ['b', [{ attempt: 1, reference: { transport: 'pi', sessionId: 'y' } }]],
+        ['a', [{ attempt: 1, reference: { transport: 'pi', sessionId: 'x' } }, { attempt: 2, reference: { transport: 'tmux', via: 'tmux', pane: '%1' } }]],
+        ['b', [{ attempt: 1, reference: { transport: 'tmux', via: 'tmux' } }, { attempt: 2, reference: { transport: 'pi', sessionId: 'y' } }]],
       ]),
     );
     expect([...transports]).toEqual([['a', 'tmux']]);
