@@ -142,7 +142,11 @@ export class PaneSession implements WorkflowSession {
     if (this.#state === 'running') return Promise.reject(new Error('the agent session is already running'));
     if (this.#gone !== undefined) return Promise.reject(this.#gone);
     const contract = resultToolContract(turn === undefined ? this.#options.defaultOutputSchema : turn.outputSchema, this.#options.resultOverride);
-    compileResultSchema(contract.valueSchema);
+    try {
+      compileResultSchema(contract.valueSchema);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     // Turn control and steers given before the prompt follow the task in the same message.
     const parts = [text, ...(this.#turnControl === undefined ? [] : [this.#turnControl]), ...this.#pendingSteers.splice(0)];
     this.#turnControl = undefined;

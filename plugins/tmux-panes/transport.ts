@@ -12,7 +12,7 @@
  * selectors cannot be, so such agents stay with the next transport.
  */
 import { randomBytes } from 'node:crypto';
-import { WorkflowError, isWorkflowError, messageOf, resultToolContract, type AgentTransport, type AgentTransportContext, type PreparedAgentSession, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
+import { WorkflowError, compileResultSchema, isWorkflowError, messageOf, resultToolContract, type AgentTransport, type AgentTransportContext, type PreparedAgentSession, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { PaneChannel } from './channel.js';
 import { attemptFiles, launchEnv, launcherCommand, piArgs, writeAttemptFiles } from './launch.js';
 import { PROTOCOL_VERSION, type PaneHello } from './protocol.js';
@@ -84,6 +84,8 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
   const { prepared } = context;
   const excluded = new Set(prepared.excludeTools);
   const result = resultToolContract(input.options.outputSchema, input.resultTool);
+  // A schema ajv cannot compile fails with INVALID_SCHEMA before any pane opens.
+  compileResultSchema(result.valueSchema);
   const customTools = (input.customTools ?? []).filter((tool) => !excluded.has(tool.name));
   const own = [result.name, ...customTools.map((tool) => tool.name)];
   const files = attemptFiles();

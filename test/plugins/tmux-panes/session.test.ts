@@ -93,6 +93,14 @@ describe('a pane session', () => {
     );
   });
 
+  it('rejects a turn whose schema cannot compile with INVALID_SCHEMA, sending nothing', async () => {
+    const { pane, sent } = session();
+    const error = await pane.prompt('Task', { outputSchema: { type: 'nonsense' } }).catch((cause: unknown) => cause);
+    expect(isWorkflowError(error) && error.code).toBe('INVALID_SCHEMA');
+    expect(sent).toEqual([]);
+    expect(pane.state()).toBe('idle');
+  });
+
   it('disposes once, rejecting a running turn', async () => {
     const { pane, closes } = session();
     const turn = pane.prompt('Task');
