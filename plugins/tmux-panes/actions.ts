@@ -47,11 +47,10 @@ export const openPaneAction: AgentAttemptAction = {
   },
 };
 
-const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
-
-/** The pager of a read-only transcript; its private directory is removed when the pager ends. */
+/** The pager of a read-only transcript; its private directory is removed when the pager ends, also on a hang-up (the window killed). */
 function pagerCommand(file: string, dir: string): string[] {
-  return ['sh', '-c', `less -R -- ${quote(file)}; rm -rf -- ${quote(dir)}`];
+  // The paths are positional parameters, never spliced into the script.
+  return ['sh', '-c', 'trap \'rm -rf -- "$1"\' EXIT HUP TERM; less -R -- "$2"', 'pane-transcript', dir, file];
 }
 
 export const inspectSessionAction: AgentAttemptAction = {

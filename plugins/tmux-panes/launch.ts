@@ -26,16 +26,32 @@ export interface AttemptFiles {
   remove(): void;
 }
 
+/** Directories of attempts still open, removed when the host process exits without disposing them. */
+const open = new Set<string>();
+let exitHook = false;
+
+function removeDir(dir: string): void {
+  open.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 /** A fresh private directory for one attempt (mkdtemp creates it 0700). */
 export function attemptFiles(): AttemptFiles {
   const dir = mkdtempSync(join(tmpdir(), 'pi-wf-pane-'));
+  open.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const left of [...open]) removeDir(left);
+    });
+  }
   return {
     dir,
     socket: join(dir, 'channel.sock'),
     launch: join(dir, 'launch.json'),
     pane: join(dir, 'pane.json'),
     settings: join(dir, 'settings.json'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => removeDir(dir),
   };
 }
 

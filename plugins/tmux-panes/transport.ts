@@ -12,6 +12,7 @@
  * selectors cannot be, so such agents stay with the next transport.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { WorkflowError, compileResultSchema, isWorkflowError, messageOf, resultToolContract, type AgentTransport, type AgentTransportContext, type PreparedAgentSession, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { PaneChannel } from './channel.js';
 import { attemptFiles, launchEnv, launcherCommand, piArgs, writeAttemptFiles } from './launch.js';
@@ -130,6 +131,8 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
     opened = await tmux.newWindow({ target: `${options.session}:`, name, cwd: input.cwd, command: launcherCommand(files.launch), detached: true, keepOnExit: true });
     const pane = opened;
     const said = await waitForHello(tmux, pane, hello, context.signal, options.helloTimeoutMs ?? 60_000);
+    // The pane side read its configuration before it said hello.
+    rmSync(files.pane, { force: true });
     const where = `${opened.pane} (window "${name}")`;
     session = new PaneSession({
       channel,
