@@ -117,7 +117,7 @@ export async function inspectAgent(local: LocalPiSession, options: Readonly<Reco
     const run = { cwd: host.cwd, sessionId: host.sessionId, runId: 'inspection' };
     const identity = { structuralPath: [], callSite: 'doctor', occurrence: 1 };
     // The transport the loaded plugins choose, as for a real attempt (pi-transport, unless another claims the agent).
-    const transport = host.kernel.hooks.transport.select.call({ run, identity });
+    const transport = host.kernel.hooks.transport.select.call({ run, identity, label, settings: prepared.settings, prepared: session });
     if (transport === undefined) throw new WorkflowError('CONFIG_ERROR', 'no loaded plugin runs agents (is the pi-transport entry filtered out?)');
     const agent = await transport.createSession(
       { cwd: host.cwd, agentDir: host.agentDir, model, tools: prepared.tools, sessionLabel: label, settings: prepared.settings, options },

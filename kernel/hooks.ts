@@ -6,7 +6,7 @@
  */
 import { AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook } from 'tapable';
 import type { AgentPreparation, AgentPreparationContext } from './contracts/preparation.js';
-import type { AgentSetup, AgentSetupContext } from './contracts/setup.js';
+import type { AgentSetup, AgentSetupContext, PreparedAgentSession } from './contracts/setup.js';
 import type { AgentTransport } from './contracts/transport.js';
 import type { AgentIdentity } from './contracts/identity.js';
 import type { AgentCallOptions } from './contracts/agent-options.js';
@@ -115,6 +115,12 @@ export interface KernelPreparationContext extends AgentPreparationContext {
 export interface TransportSelectInput {
   readonly run: RunRef;
   readonly identity: AgentIdentity;
+  /** The agent's effective label (its frozen configuration's). */
+  readonly label: string;
+  /** The agent's frozen extension settings (the map its setup and transport get). */
+  readonly settings: Readonly<Record<string, JsonValue>>;
+  /** What preparation and core resolution decided for this attempt, before setup hooks narrow it. */
+  readonly prepared: PreparedAgentSession;
 }
 
 /** One completed operation, new or replayed, after it is in the journal. */

@@ -60,4 +60,5 @@ export { createAjv, formatAjvErrors } from './json-schema.js';
 export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from './store/index.js';
 export type { LockOwner, RunEntry } from './store/index.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
+export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';
 export { CORE_AGENT_OPTIONS } from './engine/ops/agent-options.js';

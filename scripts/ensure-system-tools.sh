@@ -1,12 +1,14 @@
 #!/usr/bin/env sh
 # The share-page tests drive Debian's Chromium (/usr/bin/chromium) with
 # playwright-core, and the /workflow dashboard test drives the real pi CLI
-# under tmux; install what a fresh machine lacks.
+# under tmux (the tmux-panes inspection opens transcripts in less); install
+# what a fresh machine lacks.
 set -eu
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v git >/dev/null 2>&1 || missing="$missing git"
+command -v less >/dev/null 2>&1 || missing="$missing less"
 [ -z "$missing" ] && exit 0
 echo "installing for the tests:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive

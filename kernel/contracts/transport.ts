@@ -17,7 +17,11 @@ export type SessionProgress =
   | { readonly type: 'result'; readonly value: JsonValue };
 
 export interface WorkflowSession {
-  /** Transport-neutral reference persisted in `agentSessions`; never reconnected on cold resume. */
+  /**
+   * Transport-neutral reference persisted in `agentSessions`; never reconnected
+   * on cold resume. An optional string `via` says where the session lives
+   * (`tmux`); dashboards show it on the agent's row.
+   */
   readonly reference: Readonly<Record<string, JsonValue>>;
   /** Set when the transport already delivered turn control with the prompt. */
   readonly turnControlDelivered?: boolean;

@@ -69,7 +69,13 @@ describe('createKernel', () => {
     kernel.hooks.registry.frozen.call({ functionNames: ['f'], modelAliasNames: [] });
     kernel.hooks.journal.recorded.call({ run: { runId: 'r', sessionId: 's', cwd: '/' }, key: 'k1', kind: 'shell', replayed: false, access: memoryRunAccess() });
     expect(seen).toEqual([`first:${event.type}`, `second:${event.type}`, 'frozen:f', 'journal:k1']);
-    expect(kernel.hooks.transport.select.call({ run: { runId: 'r', sessionId: 's', cwd: '/' }, identity: { structuralPath: [], callSite: 'c', occurrence: 0 } })?.name).toBe('double');
+    expect(kernel.hooks.transport.select.call({
+      run: { runId: 'r', sessionId: 's', cwd: '/' },
+      identity: { structuralPath: [], callSite: 'c', occurrence: 0 },
+      label: 'a',
+      settings: {},
+      prepared: { model: 'a/b:low', tools: [], skills: [], extensions: [], excludeTools: [] },
+    })?.name).toBe('double');
   });
 
   it('gives plugins a tap-only view', () => {

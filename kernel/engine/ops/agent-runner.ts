@@ -205,10 +205,10 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
     );
     try {
       env.onAttempt(attempt, config.label, usage);
-      const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity });
-      if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi transport plugin)');
       const rootTools = env.segment.inventory.rootTools;
       const prepared = preparedSession(config, turnControl, rootTools);
+      const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity, label: config.label, settings: config.settings, prepared });
+      if (!transport) throw new WorkflowError('AGENT_FAILED', 'No agent transport is loaded (load the Pi transport plugin)');
       const context = { run: env.run, settings: config.settings, identity: request.identity, attempt, signal, access: env.access };
       // Setup failures stop the call: they are not native-session failures, so they are not retried.
       const setup = await env.kernel.hooks.setup.setup.promise(

@@ -12,7 +12,7 @@ import { attemptContext, latestAttempt, offeredAttemptActions } from '../dashboa
 import { agentDocuments, missingPromptBodies } from '../dashboard/documents.js';
 import { agentText } from '../dashboard/tree.js';
 import type { FlowDeps } from './dashboard-flow.js';
-import { openReadOnly, runFilesOf } from './documents.js';
+import { openReadOnly, runFilesOf, transportsOf } from './documents.js';
 
 const BACK = 'Back';
 
@@ -21,7 +21,7 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
   const agent = run.agents.find((entry) => entry.id === agentId);
   if (agent === undefined) return;
   const files = runFilesOf(deps, run);
-  const title = [`${agentText(agent)}`, `Agent ${agent.id}`];
+  const title = [`${agentText(agent, transportsOf(deps, run).get(agent.id))}`, `Agent ${agent.id}`];
   const missing = files === undefined ? 0 : missingPromptBodies(agent, files);
   if (missing > 0) title.push(`${missing} system prompt body(ies) missing from .system-prompts`);
   title.push(files === undefined ? 'Stored prompts and results: the run directory is not known for this run' : 'Agent prompts are not stored (see the run script)');

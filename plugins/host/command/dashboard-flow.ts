@@ -23,7 +23,7 @@ import { dashboardRows, rootText } from '../dashboard/tree.js';
 import { showLiveView } from '../../../lib/pi-ui/live-view.js';
 import { agentMenu } from './agent-menu.js';
 import { DashboardView, type DashboardPick } from './dashboard-view.js';
-import { openReadOnly, runFilesOf } from './documents.js';
+import { openReadOnly, runFilesOf, transportsOf } from './documents.js';
 import { performRootAction } from './run-actions.js';
 import type { WorkflowHostView } from '../view.js';
 
@@ -80,7 +80,7 @@ export async function openDashboard(deps: FlowDeps, runId: string): Promise<void
 function liveDashboard(deps: FlowDeps, load: () => StatusSummary, agentId: string | undefined): Promise<DashboardPick | undefined> {
   const runId = load().runId;
   return showLiveView<DashboardPick | undefined>(deps.ctx.ui, ({ theme, keybindings, done }) => ({
-    view: new DashboardView({ load, theme, keybindings, done, ...(agentId === undefined ? {} : { agentId }) }),
+    view: new DashboardView({ load, transports: (run) => transportsOf(deps, run), theme, keybindings, done, ...(agentId === undefined ? {} : { agentId }) }),
     subscribe: (redraw) =>
       REFRESHING_EVENTS.map((channel) =>
         deps.pi.events.on(channel, (event) => {
@@ -94,7 +94,7 @@ function liveDashboard(deps: FlowDeps, load: () => StatusSummary, agentId: strin
 async function selectorDashboard(deps: FlowDeps, load: () => StatusSummary): Promise<DashboardPick | undefined> {
   for (;;) {
     const run = load();
-    const rows = dashboardRows(run);
+    const rows = dashboardRows(run, transportsOf(deps, run));
     const labels = rows.map((row, index) => `${'  '.repeat(row.depth)}${row.kind === 'agent' ? `[${index}] ` : ''}${row.text}`);
     const choice = await deps.ctx.ui.select(['Workflow dashboard', ...runDetails(run)].join('\n'), labels);
     if (choice === undefined) return undefined;

@@ -18,6 +18,8 @@ const WINDOW = 16;
 export interface DashboardViewOptions {
   /** Reads the run afresh; throws when it is gone. */
   readonly load: () => StatusSummary;
+  /** Each agent's transport when it is not the host's own (read with the run). */
+  readonly transports?: (run: StatusSummary) => ReadonlyMap<string, string>;
   readonly theme: Theme;
   /** Pi's key bindings: the select up, down, confirm and cancel keys move and pick. */
   readonly keybindings: Pick<KeybindingsManager, 'matches'>;
@@ -35,7 +37,7 @@ export class DashboardView implements Component {
   constructor(options: DashboardViewOptions) {
     this.#options = options;
     this.#run = options.load();
-    this.#rows = dashboardRows(this.#run);
+    this.#rows = this.#rowsOf(this.#run);
     this.#cursor = rowIndexOf(this.#rows, options.agentId);
   }
 
@@ -48,8 +50,12 @@ export class DashboardView implements Component {
       this.#options.done(undefined);
       return;
     }
-    this.#rows = dashboardRows(this.#run);
+    this.#rows = this.#rowsOf(this.#run);
     this.#cursor = rowIndexOf(this.#rows, selected?.kind === 'agent' ? selected.agent.id : undefined);
+  }
+
+  #rowsOf(run: StatusSummary): DashboardRow[] {
+    return dashboardRows(run, this.#options.transports?.(run));
   }
 
   handleInput(data: string): void {

@@ -7,12 +7,19 @@
 import type { StatusSummary } from '../../../kernel/index.js';
 import type { DocumentAction, RunFiles } from '../dashboard/documents.js';
 import type { FlowDeps } from './dashboard-flow.js';
-import { readRunFiles } from './run-files.js';
+import { agentTransports } from '../dashboard/tree.js';
+import { readRunFiles, readSessions } from './run-files.js';
 
 /** The run's stored files, or undefined when its directory is not known. */
 export function runFilesOf(deps: FlowDeps, run: StatusSummary): RunFiles | undefined {
   const runDir = deps.runDirectory ? deps.runDirectory(run) : deps.view.engine.runDirectory(run.cwd, run.runId);
   return runDir === undefined ? undefined : readRunFiles(runDir);
+}
+
+/** Each agent's transport other than the host's own, from the run's snapshot (none when the run directory is unknown). */
+export function transportsOf(deps: FlowDeps, run: StatusSummary): ReadonlyMap<string, string> {
+  const runDir = deps.runDirectory ? deps.runDirectory(run) : deps.view.engine.runDirectory(run.cwd, run.runId);
+  return runDir === undefined ? new Map() : agentTransports(readSessions(runDir));
 }
 
 export async function openReadOnly(deps: FlowDeps, document: DocumentAction): Promise<void> {

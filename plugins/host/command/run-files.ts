@@ -90,7 +90,8 @@ function readSystemPrompts(runDir: string, problems: string[]): StoredSystemProm
   return prompts;
 }
 
-function readSessions(runDir: string, problems: string[]): Map<string, SessionReference[]> {
+/** snapshot.json `agentSessions` alone (the dashboard's rows name each agent's transport). */
+export function readSessions(runDir: string, problems: string[] = []): Map<string, SessionReference[]> {
   const sessions = new Map<string, SessionReference[]>();
   let snapshot: unknown;
   try {

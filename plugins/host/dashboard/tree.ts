@@ -7,6 +7,7 @@
  */
 import { agentTree, type AgentSummary, type AgentTreeNode, type RunState, type StatusSummary } from '../../../kernel/index.js';
 import { agentCounts, usageText } from './describe.js';
+import type { SessionReference } from './documents.js';
 
 export type DashboardRow =
   | { readonly kind: 'root'; readonly depth: 0; readonly text: string; readonly state: RunState }
@@ -20,9 +21,24 @@ export function isSelectable(row: DashboardRow): boolean {
 
 export { pathLevels } from '../../../kernel/index.js';
 
-export function agentText(agent: AgentSummary): string {
+/**
+ * Where each agent's latest attempt runs, when its transport says so: the
+ * `via` string of the session reference (`tmux` for a pane-backed agent),
+ * shown on the agent's row. Transports that run in process set none.
+ */
+export function agentTransports(sessions: ReadonlyMap<string, readonly SessionReference[]>): Map<string, string> {
+  const transports = new Map<string, string>();
+  for (const [agentId, entries] of sessions) {
+    const via = entries.at(-1)?.reference['via'];
+    if (typeof via === 'string' && via !== '') transports.set(agentId, via);
+  }
+  return transports;
+}
+
+export function agentText(agent: AgentSummary, transport?: string): string {
   const parts = [agent.label, agent.state];
   if (agent.attempts > 1) parts.push(`attempt ${agent.attempts}`);
+  if (transport !== undefined) parts.push(`via ${transport}`);
   const usage = usageText(agent.usage);
   if (usage !== '') parts.push(usage);
   return parts.join(' · ');
@@ -36,11 +52,11 @@ export function rootText(run: StatusSummary): string {
 }
 
 /** Rows in display order: the root, then a depth-first walk of phases, groups and agents. */
-export function dashboardRows(run: StatusSummary): DashboardRow[] {
+export function dashboardRows(run: StatusSummary, transports: ReadonlyMap<string, string> = new Map()): DashboardRow[] {
   const rows: DashboardRow[] = [{ kind: 'root', depth: 0, text: rootText(run), state: run.state }];
   const walk = (nodes: readonly AgentTreeNode[], depth: number): void => {
     for (const node of nodes) {
-      rows.push(node.kind === 'agent' ? { kind: 'agent', depth, text: agentText(node.agent), agent: node.agent } : { kind: node.kind, depth, text: node.text });
+      rows.push(node.kind === 'agent' ? { kind: 'agent', depth, text: agentText(node.agent, transports.get(node.agent.id)), agent: node.agent } : { kind: node.kind, depth, text: node.text });
       walk(node.children, depth + 1);
     }
   };

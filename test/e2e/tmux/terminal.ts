@@ -14,6 +14,8 @@ export interface TerminalOptions {
   readonly command: readonly string[];
   readonly columns?: number;
   readonly rows?: number;
+  /** Keep tmux's own `TMUX` and `TMUX_PANE` of the pane (a program that opens windows of its own server). */
+  readonly insideTmux?: boolean;
 }
 
 const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
@@ -24,10 +26,17 @@ export class TmuxTerminal {
   constructor(options: TerminalOptions) {
     const env = Object.entries({ TERM: 'tmux-256color', ...options.env }).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${quote(value)}`]));
     // `env -i`: the program sees exactly `env` (plus TERM), never the test process's environment.
-    const command = ['env', '-i', ...env, ...options.command.map(quote)].join(' ');
+    // The pane's shell expands tmux's variables before `env -i` clears the rest.
+    const own = options.insideTmux === true ? ['TMUX="$TMUX"', 'TMUX_PANE="$TMUX_PANE"'] : [];
+    const command = ['env', '-i', ...own, ...env, ...options.command.map(quote)].join(' ');
     this.#tmux(['new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 120), '-y', String(options.rows ?? 50), '-c', options.cwd, command]);
     // Keep the pane after the program exits, so a crash stays readable on the screen.
     this.#tmux(['set-option', '-t', 'main', 'remain-on-exit', 'on']);
+  }
+
+  /** Any tmux command on this terminal's server (windows a program opened, their screens). */
+  tmux(...args: readonly string[]): string {
+    return this.#tmux(args);
   }
 
   #tmux(args: readonly string[]): string {

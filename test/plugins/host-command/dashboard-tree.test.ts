@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createKernel, registerWorkflowExtension, resetWorkflowRegistry, WorkflowEngine, type JsonValue, type StatusSummary } from '../../../kernel/index.js';
-import { agentText, dashboardRows, nextSelectable, pathLevels, rowIndexOf, type DashboardRow } from '../../../plugins/host/dashboard/tree.js';
+import { agentText, agentTransports, dashboardRows, nextSelectable, pathLevels, rowIndexOf, type DashboardRow } from '../../../plugins/host/dashboard/tree.js';
 import { echoTransportPlugin, type EchoSession } from '../../support/echo-transport.js';
 import { agent, summary } from './summaries.js';
 
@@ -139,5 +139,20 @@ describe('tree details', () => {
     expect(nextSelectable(rows, 4, 1)).toBe(4);
     expect(rowIndexOf(rows, 'y')).toBe(4);
     expect(rowIndexOf(rows, 'gone')).toBe(0);
+  });
+});
+
+describe('agents of another transport', () => {
+  it("shows where the latest attempt runs when its reference says so (`via`)", () => {
+    const transports = agentTransports(
+      new Map([
+        ['a', [{ attempt: 1, reference: { transport: 'pi', sessionId: 'x' } }, { attempt: 2, reference: { transport: 'tmux', via: 'tmux', pane: '%1' } }]],
+        ['b', [{ attempt: 1, reference: { transport: 'tmux', via: 'tmux' } }, { attempt: 2, reference: { transport: 'pi', sessionId: 'y' } }]],
+      ]),
+    );
+    expect([...transports]).toEqual([['a', 'tmux']]);
+    const rows = dashboardRows(summary({ agents: [agent({ id: 'a', label: 'alpha', state: 'running' }), agent({ id: 'b', label: 'beta' })] }), transports);
+    expect(rows.filter((row) => row.kind === 'agent').map((row) => row.text)).toEqual(['alpha · running · via tmux', 'beta · completed']);
+    expect(agentText(agent({ id: 'b', label: 'beta' }))).toBe('beta · completed');
   });
 });
