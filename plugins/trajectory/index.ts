@@ -102,7 +102,8 @@ let session: { readonly id: string; readonly ui: TrajectoryUi } | undefined;
 export const trajectoryPlugin = createTrajectoryPlugin({ ui: () => session?.ui });
 
 export default workflowPluginEntry(trajectoryPlugin, (pi: ExtensionAPI) => {
-  registerWorkflowExtension(TRAJECTORY_EXTENSION);
+  // The entry module is the source, so wfcli can prove this registration after other extensions fail to load (spec 2 rule 9).
+  registerWorkflowExtension({ ...TRAJECTORY_EXTENSION, source: import.meta.url });
   pi.on('session_start', (_event, ctx) => {
     if (ctx.hasUI) session = { id: ctx.sessionManager.getSessionId(), ui: { notify: (text) => ctx.ui.notify(text, 'info') } };
   });

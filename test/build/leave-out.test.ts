@@ -1,7 +1,9 @@
 /**
  * A feature plugin can be left out of the package itself: a temporary copy
- * of the sources (node_modules symlinked, not copied) without
- * plugins/worktrees builds, and the real `pi` CLI loads its host entry. Its
+ * of the sources and of tsc's output in build/ (node_modules symlinked, not
+ * copied) without plugins/worktrees bundles with rollup, and the real `pi`
+ * CLI loads its host entry. (That nothing else imports the plugin is
+ * boundaries.test.ts's check, so the copy is not compiled again.) Its
  * `pi.extensions` still lists the worktrees entry, which Pi skips as missing;
  * workflows run, and `withWorktree` is simply not defined.
  */
@@ -26,9 +28,9 @@ describe('a build without an optional plugin', () => {
     copy = mkdtempSync(join(tmpdir(), 'wf-leave-out-'));
     cpSync(ROOT, copy, { recursive: true, filter: (source) => source === ROOT || !SKIPPED.has(basename(source)) || resolve(source, '..') !== ROOT });
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
-    rmSync(join(copy, 'plugins', 'worktrees'), { recursive: true });
+    cpSync(join(ROOT, 'build'), join(copy, 'build'), { recursive: true });
+    for (const dir of [join(copy, 'plugins', 'worktrees'), join(copy, 'build', 'plugins', 'worktrees')]) rmSync(dir, { recursive: true });
     const bin = (path: string) => join(copy, 'node_modules', path);
-    await spawn(process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: copy });
     await spawn(process.execPath, [bin('rollup/dist/bin/rollup'), '-c', '--silent'], { cwd: copy });
     model = await startScriptedModel();
     pi = createPiHome(model);

@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['test/build/**/*.test.ts'],
     globalSetup: ['test/e2e/global-setup.ts'],
+    // The leave-out build (rollup, then a real `pi`) runs beside the quick boundary and manifest checks.
+    maxWorkers: 2,
     testTimeout: 240_000,
     hookTimeout: 240_000,
   },

@@ -5,7 +5,7 @@
  * front where typed text reaches the agent's `pi`, and after the agent
  * finished its session opens read-only in a new window.
  */
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PI_CLI } from './support/pi-cli.js';
@@ -90,7 +90,10 @@ describe('/workflow with a pane-backed agent', () => {
       release();
       await poll('the agent pane to close', () => (paneNamed('watched wf-') === undefined ? true : undefined));
       await poll('the completed agent', () => (terminal.tmux('capture-pane', '-p', '-t', hostPane).includes('watched · completed · via tmux') ? true : undefined));
-      expect(pi.readJson(join(pi.runDir('handoff', runId), 'result.json'))).toBe('Watched task: done');
+      // The agent completes before its run writes the result: wait for the run, not the agent.
+      const resultFile = join(pi.runDir('handoff', runId), 'result.json');
+      await poll('the run result', () => (existsSync(resultFile) ? true : undefined));
+      expect(pi.readJson(resultFile)).toBe('Watched task: done');
       await terminal.select('›', 'watched');
       terminal.keys('Enter');
       await terminal.waitForText('Open session read-only in tmux (attempt 1)');
