@@ -113,7 +113,8 @@ export function createPiHome(model: ScriptedModel): PiHome {
     close() {
       for (const child of live.get(home) ?? []) child.kill('SIGKILL');
       live.delete(home);
-      rmSync(home, { recursive: true, force: true });
+      // A `pi` this helper did not start (in a tmux pane) may still be writing its session as it exits: retry ENOTEMPTY.
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
