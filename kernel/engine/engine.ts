@@ -9,20 +9,7 @@ import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.j
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import {
-  acquireRunLock,
-  createRunDirectory,
-  deleteRun,
-  deleteRuns,
-  findRun,
-  listRuns,
-  newRunId,
-  readRunLock,
-  readRunSource,
-  readSnapshot,
-  workflowsRoot,
-  type DeleteResult,
-} from '../store/index.js';
+import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readRunSource, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
 import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
@@ -33,9 +20,10 @@ import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
-import { checkIdentity, isDeletableSnapshot, resumeGuidance, retryGuidance } from './guidance.js';
+import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
+import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
@@ -199,11 +187,8 @@ export class WorkflowEngine {
     return outcomeOf(record.snapshot);
   }
 
-  /** A run of this project (any session), or RUN_NOT_FOUND for missing, corrupt or foreign IDs. */
   #find(cwd: string, runId: string): { runDir: string; snapshot: RunSnapshot } {
-    const entry = findRun(this.root, cwd, runId);
-    if (!entry || entry.error) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
-    return { runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
+    return findStoredRun(this.root, cwd, runId);
   }
 
   /** A run of this project and this session: the only ones this engine may change. */
@@ -228,16 +213,8 @@ export class WorkflowEngine {
     return diagnoseRun(this.root, runDir, snapshot);
   }
 
-  /** This session's runs of the project whose snapshots are readable; a corrupt one never hides the rest. */
-  #runs(cwd: string): { runId: string; runDir: string; snapshot: RunSnapshot }[] {
-    return listRuns(this.root, cwd, this.sessionId).flatMap((entry) => {
-      if (entry.error) return [];
-      try {
-        return [{ runId: entry.runId, runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, entry.runDir) }];
-      } catch {
-        return [];
-      }
-    });
+  #runs(cwd: string): StoredRun[] {
+    return sessionRuns(this.root, cwd, this.sessionId);
   }
 
   list(cwd: string): readonly StatusSummary[] {
@@ -392,17 +369,11 @@ export class WorkflowEngine {
   }
 
   deleteRun(cwd: string, runId: string): void {
-    if (this.#live.has(runId)) throw new WorkflowError('INVALID_METADATA', `Run ${runId} is executing; stop it first`, { reason: 'active' });
-    deleteRun(this.root, cwd, runId, { isDeletable: isDeletableSnapshot });
+    deleteStoredRun(this.root, cwd, runId, (id) => this.#live.has(id));
   }
 
   deleteRuns(cwd: string, runIds: readonly string[]): DeleteResult {
-    const live = runIds.filter((id) => this.#live.has(id));
-    const result = deleteRuns(this.root, cwd, runIds.filter((id) => !this.#live.has(id)), { isDeletable: isDeletableSnapshot });
-    return {
-      deleted: result.deleted,
-      skipped: [...live.map((runId) => ({ runId, reason: 'active' as const, message: `run ${runId} is executing; stop it first` })), ...result.skipped],
-    };
+    return deleteStoredRuns(this.root, cwd, runIds, (id) => this.#live.has(id));
   }
 
   /** Interrupts what still executes (the host is going away) and frees the sandbox. */
