@@ -113,8 +113,8 @@ export function createPiHome(model: ScriptedModel): PiHome {
     close() {
       for (const child of live.get(home) ?? []) child.kill('SIGKILL');
       live.delete(home);
-      // A `pi` this helper did not start (in a tmux pane) may still be writing its session as it exits: retry ENOTEMPTY.
-      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // A `pi` this helper did not start (in tmux) may still write its run and session as it exits on SIGHUP: retry ENOTEMPTY (backoff up to ~20 s).
+      rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     },
   };
 }
