@@ -4,7 +4,9 @@
  * near 4,000 levels, and silently drops or changes what is not JSON
  * (functions, `undefined`, symbols, NaN, Map, Date ...). This encoder walks
  * with an explicit stack, refuses every value that has no exact JSON form,
- * and stops as soon as the text outgrows its byte budget.
+ * and stops as soon as the text outgrows its byte budget. Every value crosses
+ * it on every operation, so plain values of modest depth take a recursive
+ * fast path first (bounded depth, no cycle can reach it undetected).
  *
  * Shared by the sandbox (script values) and the host (stored files), so it
  * reports failures as data instead of throwing an error class of one side.
@@ -69,7 +71,7 @@ function instanceName(value: object): string {
   try {
     const proto = Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
     const name = proto?.constructor?.name;
-    return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
+    return typeof name === 'string' && name !== '' ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}` : 'an object with a prototype';
   } catch {
     return 'an object with a prototype';
   }
@@ -88,8 +90,88 @@ function pathOf(stack: readonly Frame[]): string {
   return path;
 }
 
+/** Values the fast path leaves to the full walk: deeper ones, and anything it would have to explain. */
+const FAST_DEPTH = 64;
+const SLOW = Symbol('slow');
+
+/**
+ * The common case, fast: a plain value of modest depth, encoded by recursion
+ * without per-call closures or frames. Anything unusual (a value that is not
+ * JSON, a deep or large value, a symbol key, a getter that throws) throws
+ * `SLOW`, and the full walk then produces the text or the failure with its
+ * path. Both produce the same text for every value the fast path accepts.
+ */
+function fastText(item: unknown, depth: number, budget: { left: number; readonly sortKeys: boolean }): string {
+  let text: string;
+  switch (typeof item) {
+    case 'string':
+      text = JSON.stringify(item);
+      break;
+    case 'number':
+      if (!Number.isFinite(item)) throw SLOW;
+      text = JSON.stringify(item);
+      break;
+    case 'boolean':
+      text = item ? 'true' : 'false';
+      break;
+    case 'object': {
+      if (item === null) {
+        text = 'null';
+        break;
+      }
+      if (depth >= FAST_DEPTH) throw SLOW;
+      const proto: unknown = Object.getPrototypeOf(item);
+      // Brackets and commas: the members count themselves.
+      budget.left -= 2;
+      if (Array.isArray(item)) {
+        if (proto !== ARRAY_PROTOTYPE) throw SLOW;
+        budget.left -= item.length;
+        if (budget.left < 0) throw SLOW;
+        let inner = '';
+        for (let index = 0; index < item.length; index += 1) {
+          if (!(index in item)) throw SLOW;
+          inner += (index === 0 ? '' : ',') + fastText(item[index], depth + 1, budget);
+        }
+        return `[${inner}]`;
+      }
+      if ((proto !== OBJECT_PROTOTYPE && proto !== null) || Object.getOwnPropertySymbols(item).length > 0) throw SLOW;
+      const keys = budget.sortKeys ? Object.keys(item).sort() : Object.keys(item);
+      let inner = '';
+      for (let index = 0; index < keys.length; index += 1) {
+        const key = JSON.stringify(keys[index]!);
+        budget.left -= key.length + 2;
+        if (budget.left < 0) throw SLOW;
+        inner += `${index === 0 ? '' : ','}${key}:${fastText((item as Record<string, unknown>)[keys[index]!], depth + 1, budget)}`;
+      }
+      return `{${inner}}`;
+    }
+    default:
+      throw SLOW;
+  }
+  budget.left -= text.length;
+  if (budget.left < 0) throw SLOW;
+  return text;
+}
+
 /** The JSON text of `value`, or why it has none. Never throws (getters and proxies that throw are reported). */
 export function encodeJson(value: unknown, options: EncodeOptions): EncodeResult {
+  if ((options.indent ?? 0) === 0 && (options.maxDepth ?? MAX_VALUE_DEPTH) >= FAST_DEPTH) {
+    let text: string | undefined;
+    try {
+      text = fastText(value, 0, { left: options.maxBytes, sortKeys: options.sortKeys === true });
+    } catch {
+      // SLOW, or a getter or proxy trap threw: the full walk decides and explains
+    }
+    if (text !== undefined) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes <= options.maxBytes) return { ok: true, text, bytes };
+    }
+  }
+  return walkJson(value, options);
+}
+
+/** The full walk: an explicit stack, cycle detection, and a failure that names its path. Exported for tests. */
+export function walkJson(value: unknown, options: EncodeOptions): EncodeResult {
   const maxDepth = options.maxDepth ?? MAX_VALUE_DEPTH;
   const indent = options.indent ?? 0;
   const maxIndentLevels = options.maxIndentLevels ?? Number.POSITIVE_INFINITY;

@@ -6,7 +6,7 @@
  * check). The digest is the SHA-256 of the canonical JSON (sorted keys) of
  * `[op, ...args]`; `preview` is the short human form kept beside it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { WorkflowError } from '../errors.js';
 import { encodeJson } from '../json-encode.js';
 import type { JsonValue } from '../json.js';
@@ -32,9 +32,7 @@ export function callDigest(call: CallIdentity): string {
       // not JSON at all: the preview is the best identity left
     }
   }
-  return createHash('sha256')
-    .update(encoded.ok ? encoded.text : callPreview(call))
-    .digest('hex');
+  return hash('sha256', encoded.ok ? encoded.text : callPreview(call), 'hex');
 }
 
 export function callPreview(call: CallIdentity): string {

@@ -13,6 +13,7 @@ import type { ErrorPayload } from '../sandbox/protocol.js';
 import { callDigest, callPreview } from './call-digest.js';
 import { JOURNAL_VERSION, type FailureRecord, type JournalRecord } from './journal-record.js';
 import type { Scope } from './keys.js';
+import type { Delivered } from './steps.js';
 
 /** A call that came from the sandbox: its key, and whether the sandbox answered it from the journal. */
 export interface Incoming {
@@ -29,8 +30,8 @@ export interface BridgeHost {
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void;
   append(record: JournalRecord): void;
   takeSeq(): number;
-  /** The delivery position and JSON text of a result `#step` journaled for this key. */
-  takeDelivered(key: string): { readonly seq: number; readonly text: string } | undefined;
+  /** The delivery position and JSON text of a result `#step` produced for this key, and its pending journal write. */
+  takeDelivered(key: string): Delivered | undefined;
   fail(error: unknown): void;
 }
 
@@ -49,17 +50,16 @@ function storedDetails(details: unknown): Readonly<Record<string, JsonValue>> | 
   return encoded.ok ? (JSON.parse(encoded.text) as Record<string, JsonValue>) : undefined;
 }
 
-const ESCAPE = /[.*+?^${}()|[\]\\]/g;
-const invocationPatterns = new Map<string, RegExp>();
+/** After `fn:<name>`: nothing (the first invocation in a scope) or `#<n>`, n ≥ 2. */
+const INVOCATION_SUFFIX = /^(?:#[1-9]\d*)?$/;
+const OCCURRENCE = /^\d+$/;
 
-/** `fn:<name>#<n>` (n ≥ 2) of one function name. */
-function invocationPattern(name: string): RegExp {
-  let pattern = invocationPatterns.get(name);
-  if (pattern === undefined) {
-    pattern = new RegExp(`^fn:${name.replace(ESCAPE, '\\$&')}#[1-9]\\d*$`);
-    invocationPatterns.set(name, pattern);
-  }
-  return pattern;
+/** Whether a key's slot site may name a call of `op` made at `site`. */
+function slotSiteFits(slotSite: string, op: string, site: string): boolean {
+  if (slotSite === site) return true;
+  if (op === 'agent.send' && slotSite.startsWith(`${site}@`)) return true;
+  const prefix = `fn:${op}`;
+  return slotSite.startsWith(prefix) && INVOCATION_SUFFIX.test(slotSite.slice(prefix.length));
 }
 
 export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
@@ -69,13 +69,13 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
   const checkKey = (call: SandboxCall): void => {
     const scopeKey = call.scope.join('/');
     const hash = call.key.lastIndexOf('#');
-    const slotSite = call.key.slice(scopeKey.length + 1, hash);
-    const siteOk =
-      slotSite === call.site ||
-      (call.op === 'agent.send' && slotSite.startsWith(`${call.site}@`)) ||
-      slotSite === `fn:${call.op}` ||
-      invocationPattern(call.op).test(slotSite);
-    if (!call.key.startsWith(`${scopeKey}|`) || hash < 0 || !/^\d+$/.test(call.key.slice(hash + 1)) || !siteOk || used.has(call.key)) {
+    const fits =
+      hash > scopeKey.length &&
+      call.key.startsWith(scopeKey) &&
+      call.key.charCodeAt(scopeKey.length) === 0x7c /* | */ &&
+      OCCURRENCE.test(call.key.slice(hash + 1)) &&
+      slotSiteFits(call.key.slice(scopeKey.length + 1, hash), call.op, call.site);
+    if (!fits || used.has(call.key)) {
       throw new WorkflowError('INTERNAL_ERROR', `The sandbox keyed a ${call.op} call at ${call.site} as ${call.key}, which the host cannot accept`, { reason: 'sandbox_error', key: call.key });
     }
     used.add(call.key);
@@ -104,7 +104,7 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
       try {
         const value = await host.perform(call.op, call.site, call.scope, call.args, { key: call.key, replayed: false });
         const delivered = host.takeDelivered(call.key);
-        if (delivered) return { ok: true, value: delivered.text, seq: delivered.seq };
+        if (delivered) return { ok: true, value: delivered.text, seq: delivered.seq, ...(delivered.commit ? { commit: delivered.commit } : {}) };
         // Answered from the journal by the host: no new record, no new position.
         const encoded = encodeJson(value, { maxBytes: host.maxValueBytes });
         if (!encoded.ok) return { ok: false, error: { code: encoded.failure.code, message: `The replayed value of ${call.op} ${encoded.failure.reason}` } };
@@ -112,6 +112,12 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
       } catch (error) {
         const failure = payload(error);
         const delivered = host.takeDelivered(call.key);
+        // A result produced for this key and then failed on its way: journaled first, then its failure at its position.
+        try {
+          delivered?.commit?.();
+        } catch {
+          // the failure below still takes the position
+        }
         if (replayed || host.ending() || NOT_REPLAYED.has(failure.code)) {
           return { ok: false, error: failure, ...(delivered ? { seq: delivered.seq } : {}) };
         }

@@ -26,8 +26,8 @@ export interface StepHost {
   readonly journal: Journal;
   readonly counter: OccurrenceCounter;
   readonly maxValueBytes: number;
-  /** Waits while the run is pausing; throws once it ended. */
-  gate(): Promise<void>;
+  /** Throws once the run ended; while it is pausing, a promise that settles when it may go on. */
+  gate(): Promise<void> | undefined;
   assertLive(): void;
   /** An operation began (+1) or ended (-1): a pause waits for none to run. */
   inflight(delta: 1 | -1): void;
@@ -35,6 +35,15 @@ export interface StepHost {
   observe(record: JournalRecord, replayed: boolean): void;
   /** Fails the run at once. */
   diverge(error: WorkflowError): void;
+}
+
+/** A sandbox call's result, journaled for delivery at position `seq`. */
+export interface Delivered {
+  readonly seq: number;
+  /** The value's JSON text, as the reply carries it. */
+  readonly text: string;
+  /** Writes the result's journal record; call it once, right after the reply is written (see `#perform`). */
+  readonly commit?: () => void;
 }
 
 export type Perform<T extends JsonValue> = (key: string, occurrence: number) => Promise<{ value: T; body: RecordBody }>;
@@ -45,7 +54,7 @@ export class Steps {
   #incoming: Incoming | undefined;
   /** The next delivery position, and the results journaled for sandbox calls awaiting their reply. */
   #nextSeq: number;
-  readonly #delivered = new Map<string, { readonly seq: number; readonly text: string }>();
+  readonly #delivered = new Map<string, Delivered>();
 
   constructor(host: StepHost, nextSeq: number) {
     this.#host = host;
@@ -78,7 +87,7 @@ export class Steps {
     return this.#nextSeq++;
   }
 
-  takeDelivered(key: string): { readonly seq: number; readonly text: string } | undefined {
+  takeDelivered(key: string): Delivered | undefined {
     const delivered = this.#delivered.get(key);
     this.#delivered.delete(key);
     return delivered;
@@ -130,42 +139,79 @@ export class Steps {
     }
   }
 
+  /**
+   * Performs an operation and journals its result. A sandbox call's result is
+   * journaled right after its reply is written (`Delivered.commit`, called by
+   * the sandbox pool): the reply does not wait for the record, and the record
+   * still precedes anything the script can do with the value, because the host
+   * handles the sandbox's messages in order and writes the record before it
+   * reads the next one. A crash between the two leaves the operation
+   * unjournaled, as a crash during it would; the operation counts as running
+   * (a pause waits for it) until its record is written.
+   */
   async #perform<T extends JsonValue>(key: string, occurrence: number, identity: CallIdentity, fromSandbox: boolean, perform: Perform<T>, release: () => void): Promise<T> {
     try {
-      await this.#host.gate();
+      const wait = this.#host.gate();
+      if (wait !== undefined) await wait;
     } catch (error) {
       release();
       throw error;
     }
     this.#host.inflight(1);
+    let ends = true;
     try {
       const { value, body } = await perform(key, occurrence);
       this.#host.assertLive();
-      // What the script receives must be JSON within the RPC limit: checked before it is journaled.
-      let text: string | undefined;
-      if (fromSandbox) {
-        const encoded = encodeJson(value, { maxBytes: this.#host.maxValueBytes });
-        if (!encoded.ok) throw new WorkflowError(encoded.failure.code, `The value of ${identity.op} ${encoded.failure.reason}`, { ...encoded.failure.details });
-        text = encoded.text;
+      const at = new Date().toISOString();
+      const journal = (seq?: number): JournalRecord => {
+        const record = {
+          v: JOURNAL_VERSION,
+          key,
+          at,
+          op: identity.op,
+          digest: callDigest(identity),
+          call: callPreview(identity),
+          ...(seq === undefined ? {} : { seq }),
+          ...body,
+        } as JournalRecord;
+        this.#host.journal.append(record as unknown as Parameters<Journal['append']>[0]);
+        return record;
+      };
+      if (!fromSandbox) {
+        this.#host.observe(journal(), false);
+        return value;
       }
-      const seq = text === undefined ? undefined : this.#nextSeq++;
-      const record = {
-        v: JOURNAL_VERSION,
-        key,
-        at: new Date().toISOString(),
-        op: identity.op,
-        digest: callDigest(identity),
-        call: callPreview(identity),
-        ...(seq === undefined ? {} : { seq }),
-        ...body,
-      } as JournalRecord;
-      this.#host.journal.append(record as unknown as Parameters<Journal['append']>[0]);
-      if (seq !== undefined && text !== undefined) this.#delivered.set(key, { seq, text });
-      this.#host.observe(record, false);
+      // What the script receives must be JSON within the RPC limit: checked before it is journaled.
+      const encoded = encodeJson(value, { maxBytes: this.#host.maxValueBytes });
+      if (!encoded.ok) throw new WorkflowError(encoded.failure.code, `The value of ${identity.op} ${encoded.failure.reason}`, { ...encoded.failure.details });
+      const seq = this.#nextSeq++;
+      try {
+        this.#host.observe({ v: JOURNAL_VERSION, key, at, op: identity.op, seq, ...body } as JournalRecord, false);
+      } catch (error) {
+        // A throwing tap fails the operation in the script, after its result was journaled (the hook's contract).
+        journal(seq);
+        this.#delivered.set(key, { seq, text: encoded.text });
+        throw error;
+      }
+      let committed = false;
+      this.#delivered.set(key, {
+        seq,
+        text: encoded.text,
+        commit: () => {
+          if (committed) return;
+          committed = true;
+          try {
+            journal(seq);
+          } finally {
+            this.#host.inflight(-1);
+          }
+        },
+      });
+      ends = false;
       return value;
     } finally {
       release();
-      this.#host.inflight(-1);
+      if (ends) this.#host.inflight(-1);
     }
   }
 }

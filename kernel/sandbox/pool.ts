@@ -16,7 +16,9 @@ import { createAjv } from '../json-schema.js';
 import { LineReader } from './lines.js';
 import { Monitor, type Runaway } from './monitor.js';
 import { sandboxLaunch } from './launch.js';
-import { WORKER_MESSAGE_SCHEMA, type CallMessage, type ErrorPayload, type GlobalSpec, type HostMessage, type ReplayEntry, type WorkerMessage } from './protocol.js';
+import { WORKER_MESSAGE_SCHEMA, replyLine, type CallMessage, type CallOutcome, type ErrorPayload, type GlobalSpec, type HostMessage, type ReplayEntry, type WorkerMessage } from './protocol.js';
+
+export type { CallOutcome };
 
 export interface SandboxLimits {
   /** V8 heap ceiling of one sandbox process. */
@@ -38,13 +40,6 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
 
 export type SandboxCall = Omit<CallMessage, 't' | 'id'>;
 
-/** What the host answers to a call: JSON text of the value, or an error; `seq` when it was journaled. */
-export interface CallOutcome {
-  readonly ok: boolean;
-  readonly value?: string;
-  readonly error?: ErrorPayload;
-  readonly seq?: number;
-}
 
 export interface SandboxHandlers {
   /** Performs an effect; never rejects. */
@@ -342,7 +337,14 @@ export class SandboxPool {
       case 'call': {
         const { t: _t, id, ...call } = message;
         handlers.call(call).then(
-          (outcome) => sandbox.send(replyLine(id, outcome)),
+          (outcome) => {
+            sandbox.send(replyLine(id, outcome));
+            try {
+              outcome.commit?.();
+            } catch (error) {
+              fail(error);
+            }
+          },
           (error: unknown) => fail(error),
         );
         return;
@@ -385,11 +387,4 @@ export class SandboxPool {
       await spare.gone();
     }
   }
-}
-
-/** The reply line, with the value's JSON text embedded as it is (it was encoded once, by the handler). */
-function replyLine(id: number, outcome: CallOutcome): string {
-  const seq = outcome.seq === undefined ? '' : `,"seq":${outcome.seq}`;
-  if (outcome.ok) return `{"t":"reply","id":${id},"ok":true${seq},"value":${outcome.value ?? 'null'}}`;
-  return `{"t":"reply","id":${id},"ok":false${seq},"error":${JSON.stringify(outcome.error ?? { message: 'failed' })}}`;
 }

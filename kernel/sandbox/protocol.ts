@@ -79,6 +79,23 @@ export interface ReplyMessage {
 
 export type HostMessage = StartMessage | ReplyMessage | { readonly t: 'ping' };
 
+/** What the host answers to a call: JSON text of the value, or an error; `seq` when it was journaled. */
+export interface CallOutcome {
+  readonly ok: boolean;
+  readonly value?: string;
+  readonly error?: ErrorPayload;
+  readonly seq?: number;
+  /** Journals the result. Called right after the reply is written, before the next message of the sandbox is handled; a throw fails the run. */
+  readonly commit?: () => void;
+}
+
+/** The reply line, with the value's JSON text embedded as it is (it was encoded once, by the handler). */
+export function replyLine(id: number, outcome: CallOutcome): string {
+  const seq = outcome.seq === undefined ? '' : `,"seq":${outcome.seq}`;
+  if (outcome.ok) return `{"t":"reply","id":${id},"ok":true${seq},"value":${outcome.value ?? 'null'}}`;
+  return `{"t":"reply","id":${id},"ok":false${seq},"error":${JSON.stringify(outcome.error ?? { message: 'failed' })}}`;
+}
+
 export interface CallMessage {
   readonly t: 'call';
   readonly id: number;

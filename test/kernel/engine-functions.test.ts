@@ -308,3 +308,24 @@ describe('failure and retry of functions', () => {
     expect(outcome.error?.code).toBe('RESUME_INCOMPATIBLE');
   });
 });
+
+describe('journaling order', () => {
+  it('journals a result before the script’s next call reaches the host (the reply does not wait for the record)', async () => {
+    let seenBy: unknown;
+    register({
+      first: { description: 'returns 1', input: anyObject, output: anyObject, run: () => ({ n: 1 }) },
+      peek: {
+        description: 'reads the journal of its own run',
+        input: anyObject,
+        output: anyObject,
+        run: (_input, context) => {
+          seenBy = lines(join(h.runDir(context.run.runId), 'journal.jsonl')).map((line) => (JSON.parse(line) as { key: string }).key);
+          return {};
+        },
+      },
+    });
+    const outcome = await h.run(`const a = await first({}); await peek(a); return a;`);
+    expect(outcome).toMatchObject({ state: 'completed', value: { n: 1 } });
+    expect(seenBy).toEqual(['|fn:first#0']);
+  });
+});

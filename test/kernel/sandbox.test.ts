@@ -189,6 +189,32 @@ describe('sandbox process', () => {
     }
   });
 
+  it('runs a reply’s commit after the reply is written and before the next message is handled; a throwing commit fails the run', async () => {
+    const order: string[] = [];
+    const base = recorder((call) => call.args[0]);
+    const committing = {
+      ...base.handlers,
+      call: async (call: Parameters<typeof base.handlers.call>[0]) => {
+        order.push(`call ${String(call.args[0])}`);
+        const outcome = await base.handlers.call(call);
+        return { ...outcome, commit: () => void order.push(`commit ${String(call.args[0])}`) };
+      },
+    };
+    expect(await run(pool, compile(`const a = await shell('a'); const b = await shell('b'); return [a, b];`), committing)).toEqual(['a', 'b']);
+    expect(order).toEqual(['call a', 'commit a', 'call b', 'commit b']);
+
+    const failing = {
+      ...base.handlers,
+      call: async (call: Parameters<typeof base.handlers.call>[0]) => ({
+        ...(await base.handlers.call(call)),
+        commit: () => {
+          throw new WorkflowError('INTERNAL_ERROR', 'cannot append to journal.jsonl: disk full');
+        },
+      }),
+    };
+    await expect(run(pool, compile(`await shell('a'); await shell('b'); return 1;`), failing)).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: /disk full/ });
+  });
+
   it('terminates on request', async () => {
     const execution = start(pool, compile(`await shell('forever');`), recorder(() => new Promise(() => {})).handlers);
     const outcome = expect(execution.result).rejects.toMatchObject({ code: 'CANCELLED' });
