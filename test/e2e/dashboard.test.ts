@@ -163,7 +163,7 @@ describe('/workflow in a pi process', () => {
       await terminal.waitForText('› Workflow cleanup · stopped');
       expect(pi.readJson(join(pi.runDir(SESSION, runs.cleanup), 'snapshot.json'))).toMatchObject({ state: 'stopped' });
     } finally {
-      terminal.close();
+      await terminal.close();
     }
   });
 

@@ -135,7 +135,7 @@ describe('/subagents in a pi process', () => {
       await terminal.waitForText('› Subagent stoppable · stopped');
       expect(pi.readJson(join(pi.runDir(SESSION, stoppable), 'snapshot.json'))).toMatchObject({ state: 'stopped', plugins: { subagents: { request: { label: 'stoppable' } } } });
     } finally {
-      terminal.close();
+      await terminal.close();
     }
   });
 

@@ -112,7 +112,7 @@ describe('/workflow with a pane-backed agent', () => {
       const screens = windows.map((row) => `=== ${row}\n${terminal.tmux('capture-pane', '-p', '-t', row.split('\t')[1] ?? '')}`);
       throw new Error(`${(error as Error).message}\n${screens.join('\n')}`, { cause: error });
     } finally {
-      terminal.close();
+      await terminal.close();
     }
   }, 150_000);
 });

@@ -82,7 +82,7 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
       const done = await terminal.waitFor((screen) => /✓ Workflow bg \(wf-[^)]+\) completed · 2 agents/.test(screen) && !screen.includes('Background workflows'), 'the receipt, and the widget gone');
       expect(done).not.toContain('fixer · running');
     } finally {
-      terminal.close();
+      await terminal.close();
     }
     // The receipt is a custom entry of the session file: durable, and never a message to the model.
     const sessions = join(pi.agentDir, 'sessions');

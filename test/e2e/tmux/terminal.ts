@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 
 export interface TerminalOptions {
   readonly cwd: string;
@@ -89,15 +89,72 @@ export class TmuxTerminal {
     return this.waitFor((screen) => screen.includes(text), JSON.stringify(text), timeoutMs);
   }
 
-  /** Ends the program and this terminal's private tmux server, and removes its socket. */
-  close(): void {
+  /**
+   * Ends the program and this terminal's private tmux server, removes its
+   * socket, and waits until every process of its panes (and their children)
+   * has exited: a program that still writes as it exits on SIGHUP must be
+   * gone before the test removes its files. Past `timeoutMs` the stragglers
+   * are killed.
+   */
+  async close(timeoutMs = 20_000): Promise<void> {
     let socket: string | undefined;
+    let processes: number[] = [];
     try {
       socket = this.#tmux(['display-message', '-p', '#{socket_path}']).trim();
+      const panes = this.#tmux(['list-panes', '-a', '-F', '#{pane_pid}']).split('\n').filter(Boolean).map(Number);
+      processes = withDescendants(panes);
       this.#tmux(['kill-server']);
     } catch {
       // Already gone.
     }
     if (socket) rmSync(socket, { force: true });
+    const deadline = Date.now() + timeoutMs;
+    for (let alive = processes.filter(running); alive.length > 0; alive = alive.filter(running)) {
+      if (Date.now() > deadline) {
+        for (const pid of alive) signal(pid, 'SIGKILL');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** `pids` and every process below them (Linux: the parent field of /proc/<pid>/stat). */
+function withDescendants(pids: readonly number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const all = new Set<number>();
+  const visit = (pid: number): void => {
+    if (all.has(pid)) return;
+    all.add(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  pids.forEach(visit);
+  return [...all];
+}
+
+function running(pid: number): boolean {
+  try {
+    // A zombie has exited; only its parent's wait is missing.
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
   }
 }
