@@ -70,7 +70,8 @@ export class LaunchPrep {
     const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.primitives.has(name));
     if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
     const unavailable = new Map([...this.#options.kernel.unavailable('primitives')].map(([name, provider]) => [name, describeMissing(provider)]));
-    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable });
+    const effects = [...this.primitives.values()].filter((primitive) => primitive.kind !== 'namespace').map((primitive) => primitive.name);
+    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable, effects });
   }
 
   /** Every key of a request's plugin options must be read by a loaded plugin (`provides.launchOptions`). */

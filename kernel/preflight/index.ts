@@ -30,6 +30,8 @@ export interface PreflightOptions {
   readonly functions: readonly string[];
   /** Globals that plugins which are not loaded would provide, with the plugin to enable (named in the error). */
   readonly unavailable?: ReadonlyMap<string, string>;
+  /** The plugins' primitives whose calls are effects (`effect` and `scope` kinds: evidence, checkpoint, withWorktree ...): called directly only, and under the race rule like agent and shell. */
+  readonly effects?: readonly string[];
 }
 
 export interface CallSite {
@@ -59,12 +61,12 @@ export function preflight(source: string, options: PreflightOptions): PreflightR
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
   checkSyntax(body, lines);
-  const globals = globalsOf(options.primitives, options.functions, options.unavailable);
+  const globals = globalsOf(options.primitives, options.functions, options.unavailable, options.effects);
   const analysis = analyzeScopes(body);
   const parents = parentMap(body);
   checkNames(analysis, globals, parents, lines);
   const sites = collectSites(body, analysis, globals, lines);
-  checkRacing(body, sites, parents, analysis, lines);
+  checkRacing(body, sites, parents, analysis, lines, globals.effects);
   const edits = [...neutralize(parsed), ...siteEdits(text, sites)];
   const program = PROGRAM_PREFIX + applyEdits(text, edits) + PROGRAM_SUFFIX;
   checkProgram(program, edits, lines);

@@ -22,13 +22,11 @@ export const BUILTIN_GLOBALS: ReadonlySet<string> = new Set([
   'encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent',
 ]);
 
-/** Primitives whose value must never escape a direct call (they identify their call site). */
-export const DIRECT_CALL_PRIMITIVES: ReadonlySet<string> = new Set([
-  'agent', 'shell', 'evidence', 'checkpoint', 'withWorktree', 'log', 'phase', 'parallel', 'pipeline', 'prompt',
-]);
+/** Core primitives whose value must never escape a direct call (they identify their call site). */
+const CORE_DIRECT_CALLS: ReadonlySet<string> = new Set(['agent', 'shell', 'log', 'phase', 'parallel', 'pipeline', 'prompt']);
 
-/** Primitives with effects whose calls from one site must not race (with registered functions, tools and sends). */
-export const RACING_PRIMITIVES: ReadonlySet<string> = new Set(['agent', 'shell', 'evidence', 'checkpoint', 'withWorktree']);
+/** Core primitives with effects: journaled calls, which must not race from one site (like registered functions, tools and sends). */
+const CORE_EFFECTS: ReadonlySet<string> = new Set(['agent', 'shell']);
 
 /** Methods whose callbacks run once per element without awaiting each other. */
 export const ITERATION_METHODS: ReadonlySet<string> = new Set([
@@ -41,17 +39,22 @@ export interface Globals {
   readonly functions: ReadonlySet<string>;
   /** Primitives and functions that may only be called directly. */
   readonly direct: ReadonlySet<string>;
+  /** Primitives whose calls are effects: the race rule applies to them. */
+  readonly effects: ReadonlySet<string>;
   readonly allowed: ReadonlySet<string>;
   /** Names a plugin that is not loaded would provide, with why they are missing. */
   readonly unavailable: ReadonlyMap<string, string>;
 }
 
-export function globalsOf(primitives: readonly string[], functions: readonly string[], unavailable: ReadonlyMap<string, string> = new Map()): Globals {
-  const direct = new Set([...primitives.filter((name) => DIRECT_CALL_PRIMITIVES.has(name)), ...functions]);
+/** `effects`: the plugins' primitives whose calls are effects (evidence, checkpoint, withWorktree ...); direct calls only. */
+export function globalsOf(primitives: readonly string[], functions: readonly string[], unavailable: ReadonlyMap<string, string> = new Map(), effects: readonly string[] = []): Globals {
+  const effectNames = new Set([...primitives.filter((name) => CORE_EFFECTS.has(name)), ...effects.filter((name) => primitives.includes(name))]);
+  const direct = new Set([...primitives.filter((name) => CORE_DIRECT_CALLS.has(name)), ...effectNames, ...functions]);
   return {
     primitives: new Set(primitives),
     functions: new Set(functions),
     direct,
+    effects: effectNames,
     allowed: new Set([...BUILTIN_GLOBALS, ...primitives, ...functions]),
     unavailable,
   };

@@ -8,15 +8,16 @@
 import { isFunction, logicalParent, memberName, span } from './ast.js';
 import type { estree, Node, Parents } from './ast.js';
 import { chainRaces } from './chains.js';
-import { ITERATION_METHODS, RACING_PRIMITIVES } from './names.js';
+import { ITERATION_METHODS } from './names.js';
 import { syntaxError, type LineIndex } from './position.js';
 import type { ScopeAnalysis } from './scope.js';
 import type { Site } from './sites.js';
 
 const REMEDY = 'calls from one call site must not race; use parallel(...) or pipeline(...) for concurrent work';
 
-export function checkRacing(body: estree.BlockStatement, sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, lines: LineIndex): void {
-  const racing = sites.filter(races);
+/** `effects`: the primitives whose calls are effects; every registered function, tool and send is one. */
+export function checkRacing(body: estree.BlockStatement, sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, lines: LineIndex, effects: ReadonlySet<string>): void {
+  const racing = sites.filter((site) => site.kind !== 'primitive' || effects.has(site.callee));
   for (const site of racing) {
     const problem = racingProblem(site, parents, analysis);
     if (problem !== undefined) throw syntaxError(site, `${problem}: ${REMEDY}`);
@@ -29,10 +30,6 @@ export function checkRacing(body: estree.BlockStatement, sites: readonly Site[],
       `${call} is reached from promise callbacks of two separate chains (lines ${race.lines[0]} and ${race.lines[1]}), so its calls come in whichever order the chains finish: ${REMEDY}`,
     );
   }
-}
-
-function races(site: Site): boolean {
-  return site.kind !== 'primitive' || RACING_PRIMITIVES.has(site.callee);
 }
 
 function racingProblem(site: Site, parents: Parents, analysis: ScopeAnalysis): string | undefined {

@@ -360,6 +360,11 @@ describe('evidence', () => {
     expect(statSync(join(outcome.runDir, 'evidence')).mode & 0o777).toBe(0o700);
   });
 
+  it('is an effect its plugin declares (kind effect): called directly, under the race rule, at launch', async () => {
+    await expect(h.launch(`for (const t of ['a', 'b']) evidence(t);`)).rejects.toMatchObject({ code: 'INVALID_SYNTAX', message: /evidence\(\.\.\.\) in a loop must be awaited/ });
+    await expect(h.launch(`const keep = evidence; await keep('x');`)).rejects.toMatchObject({ code: 'INVALID_SYNTAX' });
+  });
+
   it('evidence without content is INVALID_METADATA', async () => {
     const outcome = await h.run(`return await evidence();`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');

@@ -3,6 +3,7 @@ import { preflight } from '../../kernel/preflight/index.js';
 
 const OPTIONS = {
   primitives: ['agent', 'shell', 'prompt', 'parallel', 'pipeline', 'phase', 'log', 'evidence', 'checkpoint', 'withWorktree', 'tools', 'args'],
+  effects: ['evidence', 'checkpoint', 'withWorktree'],
   functions: ['reviewLoop', 'summarize', 'unused'],
 };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../kernel/preflight/index.js';
+import { WorkflowError } from '../../kernel/errors.js';
 import { PREFLIGHT_OPTIONS, expectRejected } from '../support/preflight.js';
 
 const OPTIONS = PREFLIGHT_OPTIONS;
@@ -103,5 +104,19 @@ describe('preflight: one call site reached from callbacks of separate promise ch
     expectAccepted("const step = (c) => shell(c);\nawait shell('a').then(() => step('b'));\nawait shell('c').then(() => step('d'));");
     expectAccepted("await Promise.all([shell('a').then(() => shell('b')), shell('c').then(() => shell('d'))]);");
     expectAccepted("const step = (c) => c;\nawait Promise.all([shell('a').then(() => step('b')), shell('c').then(() => step('d'))]);");
+  });
+});
+
+describe('plugin primitives', () => {
+  const options = { primitives: ['agent', 'shell', 'notifyTeam', 'tools'], functions: [], effects: ['notifyTeam'] };
+
+  it('puts every primitive the caller names as an effect under the rule, and calls it directly only', () => {
+    expect(() => preflight('for (const x of [1, 2]) notifyTeam(x);', options)).toThrow(/notifyTeam\(\.\.\.\) in a loop must be awaited/);
+    expect(() => preflight('for (const x of [1, 2]) await notifyTeam(x);', options)).not.toThrow();
+    expect(() => preflight('const f = notifyTeam; await f(1);', options)).toThrow(WorkflowError);
+  });
+
+  it('leaves a primitive that is not an effect out of the rule', () => {
+    expect(() => preflight('for (const x of [1, 2]) notifyTeam(x);', { ...options, effects: [] })).not.toThrow();
   });
 });

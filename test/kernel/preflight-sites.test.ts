@@ -4,6 +4,7 @@ import { SITE_MARKER, preflight } from '../../kernel/preflight/index.js';
 
 const OPTIONS = {
   primitives: ['agent', 'shell', 'prompt', 'parallel', 'pipeline', 'phase', 'log', 'evidence', 'checkpoint', 'withWorktree', 'tools', 'args'],
+  effects: ['evidence', 'checkpoint', 'withWorktree'],
   functions: ['reviewLoop'],
 };
 

@@ -6,6 +6,7 @@ import { preflight } from '../../kernel/preflight/index.js';
 export const PREFLIGHT_OPTIONS = {
   primitives: ['agent', 'shell', 'prompt', 'parallel', 'pipeline', 'phase', 'log', 'evidence', 'checkpoint', 'withWorktree', 'tools', 'args', 'budget'],
   functions: ['reviewLoop'],
+  effects: ['evidence', 'checkpoint', 'withWorktree'],
 };
 
 export function rejection(source: string, options = PREFLIGHT_OPTIONS): WorkflowError {

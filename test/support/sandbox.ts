@@ -25,7 +25,7 @@ export interface Compiled {
 }
 
 export function compile(source: string): Compiled {
-  const result = preflight(source, { primitives: ['agent', 'shell', 'phase', 'log', 'tools', 'withWorktree', 'prompt', 'parallel', 'pipeline', 'args'], functions: ['step'] });
+  const result = preflight(source, { primitives: ['agent', 'shell', 'phase', 'log', 'tools', 'withWorktree', 'prompt', 'parallel', 'pipeline', 'args'], functions: ['step'], effects: ['withWorktree'] });
   return { program: result.program, sites: Object.fromEntries(Object.values(result.sites).map((site) => [site.id, site.callee])) };
 }
 
