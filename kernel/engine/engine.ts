@@ -249,10 +249,20 @@ export class WorkflowEngine {
     });
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`. */
+  /**
+   * Active runs of this session left behind by a dead host become `interrupted`.
+   * One that cannot be written now (a full disk) is skipped: it still reads as interrupted.
+   */
   recoverInterrupted(cwd: string): string[] {
+    const recovered = (entry: StoredRun): boolean => {
+      try {
+        return interruptStored(entry.runDir, entry.snapshot, this.#emit);
+      } catch {
+        return false;
+      }
+    };
     return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit))
+      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && recovered(entry))
       .map((entry) => entry.runId);
   }
 
