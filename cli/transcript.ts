@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { currentBranch, readSessionFile, type ContentBlock, type SessionEntry } from './session-file.js';
+import { currentBranch, readSessionFile, type ContentBlock, type SessionEntry } from '../lib/transcripts/session-file.js';
 
 const DEFAULT_MAX_CHARS = 2000;
 
