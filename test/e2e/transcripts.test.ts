@@ -30,8 +30,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 const SESSION = 'transcripts';
 const SCRIPT = `
   await parallel('pair', { tools: () => agent('TOOLS-AGENT read the notes', { label: 'reader' }), plain: () => agent('PLAIN-AGENT say hi', { label: 'greeter' }) });
-  await agent('FLAKY-AGENT try twice', { label: 'flaky', retries: 1 });
-  await agent('spawn:CHILD-TASK look around', { label: 'parent' });
+  await parallel('more', { flaky: () => agent('FLAKY-AGENT try twice', { label: 'flaky', retries: 1 }), parent: () => agent('spawn:CHILD-TASK look around', { label: 'parent' }) });
   return 'all done';
 `;
 
