@@ -72,14 +72,22 @@ function build(options: CreateRunOptions, lock: string | undefined): string {
   if (entryKind(target) !== undefined) throw exists(runId, target);
 
   const temp = path.join(runs, `${TEMP_PREFIX}${runId}-${randomSuffix()}`);
+  // A failed write names the file as the run would hold it (the temp directory is gone by then).
+  const write = (name: string, data: string | Uint8Array, mode?: number): void => {
+    try {
+      writeNewFile(path.join(temp, name), data, mode);
+    } catch (error) {
+      throw writeFailed(path.join(target, name), error);
+    }
+  };
   try {
     makeDirectory(temp, DIR_MODE);
     // Read-only: the executed source is immutable for the life of the run.
-    writeNewFile(path.join(temp, SOURCE_FILE), sourceBytes, READ_ONLY_MODE);
-    writeNewFile(path.join(temp, SNAPSHOT_FILE), snapshotBytes);
-    writeNewFile(path.join(temp, JOURNAL_FILE), '');
+    write(SOURCE_FILE, sourceBytes, READ_ONLY_MODE);
+    write(SNAPSHOT_FILE, snapshotBytes);
+    write(JOURNAL_FILE, '');
     makeDirectory(path.join(temp, EVIDENCE_DIR), DIR_MODE);
-    if (lock !== undefined) writeNewFile(path.join(temp, LOCK_FILE), lock);
+    if (lock !== undefined) write(LOCK_FILE, lock);
     fsyncDirectory(temp);
     // rename(2) silently replaces an empty directory, so check again right before it.
     if (entryKind(target) !== undefined) throw exists(runId, target);

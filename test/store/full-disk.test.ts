@@ -1,11 +1,13 @@
 /**
  * Issue 25 item 5: a full disk loses nothing. HOME (so the run store) is on a
- * real 2 MB tmpfs; the project is not. The disk is filled at launch, mid-run,
- * during an evidence write and during the result write, each time with the
- * real `wfcli` (a gate shell holds the run at the chosen point while the test
- * fills the disk). Each time the command fails with STORE_WRITE_FAILED naming
- * the path and ENOSPC; a launch leaves no run, a run halts `interrupted` and
- * journals nothing of the fault; once space is freed, resume carries the run
+ * real 2 MB tmpfs; the project is not. The disk is filled at launch (page by
+ * page, so the launch fails at each of its writes in turn, run.lock included),
+ * mid-run, during an evidence write and during the result write, each time
+ * with the real `wfcli` (a gate shell holds the run at the chosen point while
+ * the test fills the disk). Each time the command fails with
+ * STORE_WRITE_FAILED naming the path, ENOSPC and the fix; a launch either
+ * leaves no run or prints its ID, a run halts `interrupted` and journals
+ * nothing of the fault; once space is freed, resume carries the run
  * to the value an uninterrupted run returns, no journaled shell runs twice,
  * and no run is left `running`.
  *
@@ -63,6 +65,18 @@ const EXPECTED = { one: 'one', two: 'two', sha: createHash('sha256').update('e'.
 
 let env: StoreEnv;
 
+/** Dot entries (creation directories, trash) in every runs/ folder of the store. */
+function hiddenRunEntries(): string[] {
+  const projects = join(env.root, 'projects');
+  return readdirSync(projects).flatMap((project) => {
+    const sessions = join(projects, project, 'sessions');
+    return readdirSync(sessions).flatMap((session) => {
+      const runs = join(sessions, session, 'runs');
+      return existsSync(runs) ? readdirSync(runs).filter((name) => name.startsWith('.')) : [];
+    });
+  });
+}
+
 /**
  * Starts `wfcli <args>`, waits for the run to reach gate `n`, fills the disk
  * (leaving `leave` bytes), opens the gate and returns how the command ended.
@@ -87,7 +101,8 @@ function listed(result: CliResult): { runId: string; state: string }[] {
 
 function expectFault(result: CliResult, file: RegExp): void {
   expect(result.code).toBe(1);
-  expect(result.stderr).toMatch(/STORE_WRITE_FAILED: cannot write \S+: no space left on the device \(ENOSPC\)/);
+  // The code, the path, the cause and the fix.
+  expect(result.stderr).toMatch(/STORE_WRITE_FAILED: cannot write \S+: no space left on the device \(ENOSPC\); free some space and try again/);
   expect(result.stderr.split('\n').find((line) => line.startsWith('STORE_WRITE_FAILED'))).toMatch(file);
 }
 
@@ -109,24 +124,46 @@ describe.skipIf(disk.skip !== undefined)(`a full disk under HOME${disk.skip === 
     rmSync(disk.dir, { recursive: true, force: true });
   });
 
-  it('a launch on a full disk fails with STORE_WRITE_FAILED, prints no run ID and leaves nothing that can run', async () => {
-    const before = listed(await wfcli(env, ['list', '--json'])).map((run) => run.runId);
-    fill();
-    let launched: CliResult;
-    try {
-      launched = await wfcli(env, ['run', '--script', 'tiny.js']);
-    } finally {
-      free();
+  it('a launch that runs out of space at any write, run.lock included, either prints its ID and resumes to its value or leaves no run', async () => {
+    const PAGE = 4096;
+    const known = new Set(listed(await wfcli(env, ['list', '--json'])).map((run) => run.runId));
+    const failedAt: string[] = [];
+    // tmpfs counts whole pages: leaving 0, 1, 2 ... pages makes the launch fail at its first, second, third ... file.
+    for (let pages = 0; pages <= 3; pages += 1) {
+      fill(pages * PAGE);
+      let launched: CliResult;
+      try {
+        launched = await wfcli(env, ['run', '--script', 'tiny.js']);
+      } finally {
+        free();
+      }
+      const runId = /^run (wf-[\w-]+)$/m.exec(launched.stderr)?.[1];
+      if (launched.code === 0) {
+        expect(launched.stdout.trim()).toBe('"tiny"');
+        expect(runId, launched.stderr).toBeDefined();
+        known.add(runId ?? '');
+        continue;
+      }
+      expectFault(launched, /\/runs\//);
+      failedAt.push(/STORE_WRITE_FAILED: cannot write (\S+):/.exec(launched.stderr)?.[1] ?? '');
+      const runs = listed(await wfcli(env, ['list', '--json']));
+      if (runId === undefined) {
+        // No ID printed: no run was left behind, not even a creation directory.
+        expect(runs.map((run) => run.runId).filter((id) => !known.has(id)), launched.stderr).toEqual([]);
+        expect(hiddenRunEntries()).toEqual([]);
+        continue;
+      }
+      // An ID was printed: the run halted interrupted (never `running`) and resumes to the value.
+      expect(launched.stderr).toContain(`wfcli resume ${runId}`);
+      expect(runs.find((run) => run.runId === runId)?.state).toBe('interrupted');
+      const resumed = await wfcli(env, ['resume', runId]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout.trim()).toBe('"tiny"');
+      known.add(runId);
     }
-    expectFault(launched, /runs/);
-    expect(launched.stderr).not.toMatch(/^run wf-/m);
-    expect(listed(await wfcli(env, ['list', '--json'])).map((run) => run.runId)).toEqual(before);
-    const runsDirs = readdirSync(join(env.root, 'projects')).flatMap((project) => {
-      const sessions = join(env.root, 'projects', project, 'sessions');
-      return readdirSync(sessions).map((session) => join(sessions, session, 'runs')).filter((dir) => existsSync(dir));
-    });
-    expect(runsDirs.flatMap((dir) => readdirSync(dir)).filter((name) => name.startsWith('.'))).toEqual([]);
-  }, 300_000);
+    // The sweep met the lock write: the last file of a new run, written before the run appears.
+    expect(failedAt.some((path) => path.endsWith('/run.lock')), failedAt.join('\n')).toBe(true);
+  }, 600_000);
 
   it('a run filled mid-run, during evidence and during the result write halts interrupted each time and resumes to its value', async () => {
     // Mid-run: the disk is full to the last byte when the phase is persisted.

@@ -4,7 +4,8 @@
  * `runs/` folder, the test plants a link to a file outside the store, a link
  * to a directory outside it (a copy of a whole run, so following it would
  * "work"), a link to /dev/zero and a FIFO; then runs the real `wfcli`:
- * `list`, `inspect`, `status`, `resume`, `retry`, `doctor cleanup` (dry and
+ * `list`, `inspect`, `status`, `resume` (also of interrupted runs whose
+ * journal, logs or folders are links), `retry`, `doctor cleanup` (dry and
  * `--yes`) and deletion through the engine, each as a process of its own
  * with a time-out that fails the test. Nothing outside the store changes
  * (digests), nothing hangs, every damaged run is reported with a typed error
@@ -40,6 +41,18 @@ const ENTRIES = [
   '.',
 ] as const;
 const COMMANDS = ['status', 'resume', 'retry'] as const;
+/**
+ * Resumable (interrupted) runs with a link where a resume writes: the journal it appends to, the logs, the
+ * evidence and system-prompt folders and index. Each must be refused before anything is written through it.
+ */
+const RESUMABLE: readonly { readonly entry: string; readonly kind: Kind }[] = [
+  { entry: 'journal.jsonl', kind: 'file-link' },
+  { entry: 'evidence', kind: 'dir-link' },
+  { entry: '.system-prompts', kind: 'dir-link' },
+  { entry: 'system-prompts.json', kind: 'file-link' },
+  { entry: 'calls.jsonl', kind: 'file-link' },
+  { entry: 'events.jsonl', kind: 'dev-zero' },
+];
 
 let env: StoreEnv;
 let outside: string;
@@ -47,6 +60,8 @@ let outsideDigest: string;
 let evidenceName: string;
 /** Damaged run ID → what was planted where. */
 const damaged = new Map<string, { entry: string; kind: Kind }>();
+/** Damaged interrupted run ID → what was planted where. */
+const resumable = new Map<string, { entry: string; kind: Kind }>();
 const controls = { completed: 'wf-control-completed', failed: 'wf-control-failed', interrupted: 'wf-control-interrupted' };
 
 function plant(target: string, kind: Kind): void {
@@ -63,6 +78,15 @@ function expectDamageReport(text: string, runDir: string, entry: string, kind: K
   expect(text).toContain('RUN_NOT_FOUND');
   expect(text).toContain(where);
   expect(text).toMatch(kind === 'fifo' ? /is a FIFO/ : /is a symbolic link/);
+}
+
+/** A listing's stderr names every damaged run and every bad runs/ folder with a typed warning. */
+function expectEveryDamageReported(stderr: string): void {
+  for (const [runId, { entry, kind }] of [...damaged, ...resumable]) {
+    const line = stderr.split('\n').find((text) => text.includes(`/${runId}`)) ?? '';
+    expectDamageReport(line, join(runsDirectory(env.root, env.cwd, SESSION), runId), entry, kind);
+  }
+  for (let k = 0; k < KINDS.length; k += 1) expect(stderr).toContain(`RUN_NOT_FOUND: ${runsDirectory(env.root, env.cwd, `linked-${k}`)} is a`);
 }
 
 beforeAll(async () => {
@@ -92,6 +116,11 @@ beforeAll(async () => {
     delete snapshot['terminalAt'];
     writeFileSync(join(interrupted, 'snapshot.json'), JSON.stringify({ ...snapshot, state: 'interrupted' }));
     rmSync(join(interrupted, 'result.json'));
+    RESUMABLE.forEach(({ entry, kind }, e) => {
+      const runId = `wf-resumable-${e}`;
+      plant(join(cloneRun(env, SESSION, controls.interrupted, runId), entry), kind);
+      resumable.set(runId, { entry, kind });
+    });
     // Outside the store: a whole run to be linked to, and a folder that looks like a session's runs/.
     cpSync(base.runDir, join(outside, 'target-run'), { recursive: true });
     cpSync(base.runDir, join(outside, 'target-runs', 'wf-outside-run'), { recursive: true });
@@ -132,12 +161,8 @@ describe('a store with links and FIFOs planted in its runs', () => {
       expect(result.code, result.stderr).toBe(0);
       const shown = (JSON.parse(result.stdout) as { runId?: string; run?: { runId: string } }[]).map((entry) => entry.runId ?? entry.run?.runId);
       expect(shown).toEqual(expect.arrayContaining(Object.values(controls)));
-      expect(shown.filter((runId) => runId?.startsWith('wf-damaged-'))).toEqual([]);
-      for (const [runId, { entry, kind }] of damaged) {
-        const line = result.stderr.split('\n').find((text) => text.includes(`/${runId}`)) ?? '';
-        expectDamageReport(line, join(runsDirectory(env.root, env.cwd, SESSION), runId), entry, kind);
-      }
-      for (let k = 0; k < KINDS.length; k += 1) expect(result.stderr).toContain(`RUN_NOT_FOUND: ${runsDirectory(env.root, env.cwd, `linked-${k}`)} is a`);
+      expect(shown.filter((runId) => runId?.startsWith('wf-damaged-') || runId?.startsWith('wf-resumable-'))).toEqual([]);
+      expectEveryDamageReported(result.stderr);
       expect(result.stdout + result.stderr).not.toContain('wf-outside-run');
     }
     expect(digestTree(outside)).toBe(outsideDigest);
@@ -176,12 +201,32 @@ describe('a store with links and FIFOs planted in its runs', () => {
     expect(digestTree(outside)).toBe(outsideDigest);
   }, 300_000);
 
+  it('resume of an interrupted run with a linked journal, log, evidence or prompt folder is refused before anything is written', async () => {
+    const runs = runsDirectory(env.root, env.cwd, SESSION);
+    const ids = [...resumable.keys()];
+    const results = await inBatches(
+      ids.map((runId) => () => wfcli(env, ['resume', runId])),
+      2,
+    );
+    ids.forEach((runId, index) => {
+      const { entry, kind } = resumable.get(runId)!;
+      const result = results[index]!;
+      expect(result.code, `resume ${runId} (${kind} at ${entry}): ${result.stderr}`).toBe(1);
+      expectDamageReport(result.stderr, join(runs, runId), entry, kind);
+      expect(result.stderr).not.toMatch(/^run wf-/m);
+    });
+    // The journal link's target keeps its last line and gains no record; nothing is created in the linked folders.
+    expect(digestTree(outside)).toBe(outsideDigest);
+  }, 180_000);
+
   it('doctor cleanup and deletion remove what they may, never through a link, and report the rest', async () => {
     const dry = await wfcli(env, ['doctor', 'cleanup', '--json']);
     expect(dry.code, dry.stderr).toBe(0);
     expect((JSON.parse(dry.stdout) as { remove: string[] }).remove).toContain('wf-with-foreign-link');
     const yes = await wfcli(env, ['doctor', 'cleanup', '--yes', '--json']);
     expect(yes.code, yes.stderr).toBe(0);
+    // Both name every damaged run and linked runs/ folder in a typed warning, and go on with the others.
+    for (const result of [dry, yes]) expectEveryDamageReported(result.stderr);
     const removed = (JSON.parse(yes.stdout) as { removed: string[] }).removed;
     expect(removed).toEqual(expect.arrayContaining([controls.completed, 'wf-with-foreign-link']));
     expect(removed.filter((runId) => runId.startsWith('wf-damaged-'))).toEqual([]);
