@@ -6,7 +6,7 @@
  * RPC boundary and stopped past it, and the RPC size is counted exactly
  * without building the JSON text.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -107,14 +107,32 @@ describe('shell process groups', () => {
     expect(outcome.alive).toBe(false);
   });
 
-  it('a group that cannot be recorded is killed at once and the call fails with that error', async () => {
-    const outcome = await run('sleep 30', {
+  it('a group that cannot be recorded never runs the command: it is killed, and the call fails with that error', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'wf-shell-'));
+    try {
+      const outcome = await run('echo ran > ran.txt; sleep 30', {
+        cwd,
+        onStart: () => {
+          throw new WorkflowError('SHELL_FAILED', 'no record');
+        },
+      });
+      expect(outcome.error?.message).toBe('no record');
+      expect(outcome.alive).toBe(false);
+      expect(existsSync(join(cwd, 'ran.txt'))).toBe(false);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('the command starts only once the group is recorded, with stdin at its end and the arguments of sh -c', async () => {
+    let recorded = false;
+    const outcome = await run('cat; echo "$0 $#"', {
       onStart: () => {
-        throw new WorkflowError('SHELL_FAILED', 'no record');
+        recorded = true;
       },
     });
-    expect(outcome.error?.message).toBe('no record');
-    expect(outcome.alive).toBe(false);
+    expect(recorded).toBe(true);
+    expect(outcome.result?.stdout).toBe('/bin/sh 0\n');
   });
 
   it('a missing cwd is a launch failure', async () => {

@@ -3,7 +3,8 @@
  * running count (docs/runs.md "Shell processes"):
  *
  * - The command runs under `/bin/sh -c` in a new session (`detached`), so
- *   its group ID is its PID and the whole group can be signalled.
+ *   its group ID is its PID and the whole group can be signalled. It starts
+ *   only once the caller recorded the group (`onStart`, see GATE).
  * - Output is kept as Buffers up to `maxBytes` (stdout and stderr
  *   together). Past it the buffers are dropped, the pipes closed and the
  *   group stopped: the host never holds more than the boundary per shell.
@@ -20,7 +21,7 @@
  * buffers (it keeps each stream, and both interleaved, as growing strings).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bootId, processStartTime } from '../../process-identity.js';
 import { forgetGroup, GROUP_GRACE_MS, GROUPS_SUPPORTED, groupAlive, signalGroup, stopGroup, trackGroup } from '../../process-groups.js';
@@ -62,7 +63,17 @@ export type ShellEnd =
   | { readonly kind: 'launch'; readonly message: string }
   | { readonly kind: 'record'; readonly error: unknown };
 
-type ShellChild = ChildProcessByStdio<null, Readable, Readable>;
+type ShellChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+/**
+ * Runs before the command, on the same line (line numbers stay the user's):
+ * the shell waits for one line on stdin, which the host writes once the
+ * group is recorded, then gives the command /dev/null as stdin. A host that
+ * died before that (or could not record the group) leaves it EOF, and the
+ * shell exits without running the command. So no command runs that a later
+ * process could not find.
+ */
+const GATE = 'read -r _ || exit 125; exec 0</dev/null; ';
 
 /** Bytes of one stream, kept until the shared budget runs out. */
 class Collected {
@@ -80,11 +91,11 @@ export function runShellProcess(options: ShellProcessOptions): Promise<ShellEnd>
     if (options.signal.aborted) return resolve({ kind: 'cancelled' });
     let child: ShellChild;
     try {
-      child = spawn(options.command, {
+      child = spawn(GROUPS_SUPPORTED ? `${GATE}${options.command}` : options.command, {
         shell: true,
         cwd: options.cwd,
         env: { ...process.env, ...options.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'],
         detached: GROUPS_SUPPORTED,
         windowsHide: true,
       });
@@ -121,6 +132,8 @@ class ShellRun {
 
   start(): void {
     const child = this.#child;
+    const gate = child.stdin;
+    gate.on('error', () => undefined);
     // A launch failure (a missing cwd, no shell) has no PID; it reports through `error`.
     child.once('error', (error) => {
       if (this.#group === undefined) this.#finish({ kind: 'launch', message: error.message });
@@ -135,14 +148,18 @@ class ShellRun {
     const group: ShellGroup = { pgid: pid, startTime: processStartTime(pid), bootId: bootId() };
     this.#group = group;
     if (GROUPS_SUPPORTED) trackGroup(pid);
+    // Without the gate (Windows) stdin is only closed.
+    if (!GROUPS_SUPPORTED) gate.end();
     try {
       this.#options.onStart(group);
     } catch (error) {
-      // A group nobody could find again must not run: KILL at once, no grace.
-      if (GROUPS_SUPPORTED) signalGroup(pid, 'SIGKILL');
+      // The gate stays shut: the command does not run. The shell is killed at once.
+      gate.destroy();
+      signalGroup(pid, 'SIGKILL');
       this.#end({ kind: 'record', error });
       return;
     }
+    if (GROUPS_SUPPORTED) gate.end('\n');
     for (const name of ['stdout', 'stderr'] as const) {
       const stream = child[name];
       const collected = this.#out[name];
