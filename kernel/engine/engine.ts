@@ -22,6 +22,7 @@ import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
+import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
@@ -222,11 +223,11 @@ export class WorkflowEngine {
     return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`. */
+  /** Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background. */
   recoverInterrupted(cwd: string): string[] {
-    return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit))
-      .map((entry) => entry.runId);
+    const recovered = this.#runs(cwd).filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit));
+    void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
+    return recovered.map((entry) => entry.runId);
   }
 
   async resume(cwd: string, runId: string, options: ResumeOptions = {}): Promise<RunHandle> {

@@ -140,6 +140,19 @@ describe('orphans a dead host left', () => {
     expect(h.runEvents(failed.runDir)).toContainEqual(expect.objectContaining({ type: 'warning', details: expect.objectContaining({ pgid, runId: failed.runId }) }));
   });
 
+  it('recovering a run a dead host left running ends its orphan groups', async () => {
+    const run = await pausedRun('recover', 'echo ok');
+    const pgid = await orphanGroup();
+    recordStarted(run.runDir, '|1:99#0', pgid, processStartTime(pgid) ?? null);
+    // The host died mid-run: the snapshot still says running, no lock.
+    h.writeSnapshot(run.runDir, (snapshot) => {
+      snapshot['state'] = 'running';
+    });
+    expect(h.engine.recoverInterrupted(run.cwd)).toEqual([run.runId]);
+    await waitFor(() => !groupAlive(pgid), 10_000, 'the orphan group to end');
+    await waitFor(() => openGroups(run.runDir).length === 0, 5000, 'its ended record');
+  });
+
   it('a stop of a run that is not executing stops its orphan groups', async () => {
     const run = await pausedRun('stored-stop', 'echo ok');
     const pgid = await orphanGroup();
