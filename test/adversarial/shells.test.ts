@@ -3,8 +3,9 @@
  * `wfcli run --script` (dist/, built by `npm run build`) as its own process
  * in a fresh HOME, the way a user runs a workflow.
  *
- * - A time-out ends the call in time whatever the command's children do, and
- *   no process of it is left (checked in /proc, zombies excepted: they have
+ * - A time-out ends the call in time whatever the command's children do, a
+ *   shell that leaves a daemon returns when the shell exits, and no process
+ *   of either is left (checked in /proc, zombies excepted: they have
  *   ended and wait for init).
  * - SIGTERM or Ctrl-C of `wfcli run` mid-shell exits within 4 s with the
  *   resume hint and leaves no process behind.
@@ -122,15 +123,24 @@ const LINGERING = (file: string) => `echo $$ > ${file}; sleep 30 & echo $! >> ${
 
 // Each case starts a headless Pi session or two (a few seconds each on a quiet machine).
 describe.runIf(process.platform === 'linux')('shells through wfcli run --script', { timeout: 120_000 }, () => {
-  it('a time-out fails with SHELL_FAILED in under 4 s and leaves no process behind', async () => {
-    const run = wfcli(['run', '--script', script('timeout.js', `try { await shell('${LINGERING('timeout.pids')}', { timeoutMs: 1000 }); return 'no error'; } catch (e) { return [e.code, e.message]; }`)]);
+  it('a time-out fails with SHELL_FAILED in under 4 s, a daemon does not hold the call, and no process is left behind', async () => {
+    // The second shell leaves a daemon holding its pipes: the call returns once the shell exits, the daemon stopped.
+    const source = `let timedOut;
+try { await shell('${LINGERING('timeout.pids')}', { timeoutMs: 1000 }); timedOut = 'no error'; } catch (e) { timedOut = [e.code, e.message]; }
+const daemon = await shell('sleep 30 & echo $! > daemon.pids; echo started', { timeoutMs: 20000 });
+return { timedOut, daemon: daemon.stdout };`;
+    const run = wfcli(['run', '--script', script('timeout.js', source)]);
     const ended = await run.ended;
     expect(ended.code, ended.stderr).toBe(0);
-    expect(JSON.parse(ended.stdout)).toEqual(['SHELL_FAILED', 'shell command timed out after 1000 ms; its process group was stopped']);
+    expect(JSON.parse(ended.stdout)).toEqual({ timedOut: ['SHELL_FAILED', 'shell command timed out after 1000 ms; its process group was stopped'], daemon: 'started\n' });
     const runDir = runDirOf(RUN_ID.exec(ended.stderr)![1]!);
-    const [call] = lines(join(runDir, 'calls.jsonl'));
-    expect(Date.parse(String(call?.['endedAt'])) - Date.parse(String(call?.['startedAt']))).toBeLessThan(4000);
-    expect(stillRunning(await pidsIn(join(cwd, 'timeout.pids'), 2), runDir)).toEqual([]);
+    const [timeoutCall, daemonCall] = lines(join(runDir, 'calls.jsonl'));
+    const took = (call: Record<string, unknown> | undefined) => Date.parse(String(call?.['endedAt'])) - Date.parse(String(call?.['startedAt']));
+    expect(took(timeoutCall)).toBeLessThan(4000);
+    // Far below the daemon's 30 s and the call's 20 s time-out: the call did not wait for the daemon.
+    expect(took(daemonCall)).toBeLessThan(4000);
+    const pids = [...(await pidsIn(join(cwd, 'timeout.pids'), 2)), ...(await pidsIn(join(cwd, 'daemon.pids'), 1))];
+    expect(stillRunning(pids, runDir)).toEqual([]);
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('%s of wfcli run mid-shell exits in under 4 s with the resume hint, leaving no process behind', async (signal) => {

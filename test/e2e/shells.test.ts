@@ -1,6 +1,7 @@
 /**
  * Shell process groups in a real `pi` with this package installed (issue 24):
- * a time-out ends the call whatever the command's children do, and the end
+ * a time-out ends the call whatever the command's children do, 600 MB of
+ * output fails with RPC_LIMIT_EXCEEDED and pi goes on, and the end
  * of the Pi session ends the groups of the shells still running in a
  * background run, so no process outlives `pi`.
  */
@@ -43,8 +44,10 @@ describe.runIf(process.platform === 'linux')('shells in a pi process', () => {
     await model.close();
   });
 
-  it('a timed-out shell leaves no process behind; the session end stops a background run\'s shell group', async () => {
-    const timedOut = `try { await shell('echo $$ > timeout.pids; sleep 30 & echo $! >> timeout.pids; sleep 30; echo x', { timeoutMs: 1000 }); return 'no error'; } catch (e) { return e.code; }`;
+  it('a timed-out shell leaves no process behind, 600 MB of output fails typed; the session end stops a background run\'s shell group', async () => {
+    // 600 MB of output used to crash pi with a RangeError: now the call fails typed and the session goes on.
+    const timedOut = `const codeOf = (call) => call.then(() => 'no error', (e) => e.code);
+return { timeout: await codeOf(shell('echo $$ > timeout.pids; sleep 30 & echo $! >> timeout.pids; sleep 30; echo x', { timeoutMs: 1000 })), output: await codeOf(shell('yes | head -c 600000000')) };`;
     const background = `await shell('echo $$ > background.pids; sleep 300 & echo $! >> background.pids; sleep 300'); return 'finished';`;
     model.main(async ({ toolResults }) => {
       if (toolResults.length === 0) return { toolCalls: [{ name: 'workflow', arguments: { name: 'timeout', script: timedOut, foreground: true } }] };
@@ -56,7 +59,8 @@ describe.runIf(process.platform === 'linux')('shells in a pi process', () => {
     const { stdout } = await runPi(pi, ['--mode', 'json', '--approve', '--session-id', 'shells', 'Run the workflows']);
     const [timeout, launched] = toolExecutions(stdout).filter((execution) => execution.toolName === 'workflow');
     expect(timeout?.isError, timeout?.text).toBe(false);
-    expect(timeout?.text).toContain('SHELL_FAILED');
+    expect(timeout?.text).toMatch(/"timeout":\s*"SHELL_FAILED"/);
+    expect(timeout?.text).toMatch(/"output":\s*"RPC_LIMIT_EXCEEDED"/);
     const timeoutRun = RUN_ID.exec(timeout?.text ?? '')?.[0] ?? '';
     const [call] = readFileSync(join(pi.runDir('shells', timeoutRun), 'calls.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { startedAt: string; endedAt: string });
     expect(Date.parse(call!.endedAt) - Date.parse(call!.startedAt)).toBeLessThan(4000);
