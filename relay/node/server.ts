@@ -119,6 +119,20 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     }
   };
 
+  // The rarer actions, out of `apply`, which runs for every relayed frame.
+  const closeSocket = (id: string, code: number, reason: string): void => {
+    clearTimer(id);
+    const ws = sockets.get(id);
+    if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(code, reason);
+    closing(id);
+  };
+  /** The Authority's challenge is over (passed; or closed, and then it is closing already). */
+  const challengeOver = (id: string): void => {
+    clearTimer(id);
+    const transport = transports.get(id);
+    if (transport !== undefined) table.settled(transport);
+  };
+
   const apply = (actions: readonly Action[]): void => {
     for (const action of actions) {
       switch (action.type) {
@@ -132,13 +146,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           }
           break;
         }
-        case 'close': {
-          clearTimer(action.socket);
-          const ws = sockets.get(action.socket);
-          if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(action.code, action.reason);
-          closing(action.socket);
+        case 'close':
+          closeSocket(action.socket, action.code, action.reason);
           break;
-        }
         case 'set_timer': {
           clearTimer(action.socket);
           const id = action.socket;
@@ -151,13 +161,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           );
           break;
         }
-        case 'clear_timer': {
-          // The Authority's challenge is over (passed, or closed: then it is closing already).
-          clearTimer(action.socket);
-          const transport = transports.get(action.socket);
-          if (transport !== undefined) table.settled(transport);
+        case 'clear_timer':
+          challengeOver(action.socket);
           break;
-        }
       }
     }
   };
