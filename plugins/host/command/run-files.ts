@@ -68,7 +68,8 @@ export function readRunFiles(runDir: string): RunFiles {
   return { ...(source === undefined ? {} : { source }), results, systemPrompts: readSystemPrompts(runDir, problems), sessions: readSessions(runDir, problems), problems };
 }
 
-function readSystemPrompts(runDir: string, problems: string[]): StoredSystemPrompt[] {
+/** system-prompts.json version 2 and the bodies it names (a missing body leaves `text` out). */
+export function readSystemPrompts(runDir: string, problems: string[] = []): StoredSystemPrompt[] {
   const index = readText(join(runDir, 'system-prompts.json'));
   if (index === undefined) return []; // no native agent started
   const { values, bad } = jsonLines(index);
