@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonValue, StatusSummary } from '../kernel/index.js';
-import { readRunFiles } from '../plugins/host/command/run-files.js';
+import { readRunFiles } from '../lib/run-files.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
 import { projectRuns } from './list.js';

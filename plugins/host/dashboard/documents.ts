@@ -6,31 +6,9 @@
  * nothing to open for them. Pure: the command reads the files and opens them.
  */
 import type { AgentSummary, JsonValue } from '../../../kernel/index.js';
+import type { RunFiles } from '../../../lib/run-files.js';
 
-export interface StoredSystemPrompt {
-  readonly agentId: string;
-  readonly attempt: number;
-  readonly turn: number;
-  readonly sha256: string;
-  /** The body under `.system-prompts/`; undefined when it is missing. */
-  readonly text?: string;
-}
-
-/** What the command read from a run directory; `problems` names what could not be read. */
-export interface RunFiles {
-  readonly source?: string;
-  readonly systemPrompts: readonly StoredSystemPrompt[];
-  /** Journaled values of completed agents, by journal key (the agent ID). */
-  readonly results: ReadonlyMap<string, JsonValue>;
-  /** snapshot.json `agentSessions`: the session reference of each attempt, by agent ID. */
-  readonly sessions: ReadonlyMap<string, readonly SessionReference[]>;
-  readonly problems: readonly string[];
-}
-
-export interface SessionReference {
-  readonly attempt: number;
-  readonly reference: Readonly<Record<string, JsonValue>>;
-}
+export type { RunFiles, SessionReference, StoredSystemPrompt } from '../../../lib/run-files.js';
 
 export interface DocumentAction {
   readonly kind: 'open';

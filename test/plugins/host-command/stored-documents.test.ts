@@ -16,7 +16,7 @@ import { recordSystemPrompt } from '../../../kernel/engine/system-prompts.js';
 import { agentDocuments } from '../../../plugins/host/dashboard/documents.js';
 import type { FlowDeps } from '../../../plugins/host/command/dashboard-flow.js';
 import { openPicker } from '../../../plugins/host/command/picker.js';
-import { readRunFiles } from '../../../plugins/host/command/run-files.js';
+import { readRunFiles } from '../../../lib/run-files.js';
 import type { WorkflowHostView } from '../../../plugins/host/view.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { scriptedDialogs, type Answer, type ScriptedDialogs } from './dialogs.js';
