@@ -1,49 +1,84 @@
 /**
- * Which process a PID names. A PID alone is reused once its process ends; a
- * PID together with the process's start time names one process instance.
- * On Linux the start time is field 22 of /proc/<pid>/stat (clock ticks since
- * boot); elsewhere it is unknown and only the PID's existence can be checked.
+ * Which process a PID names. A PID alone is not an identity: once its
+ * process ends the number is free, and a later process may get it. The
+ * start time is what tells them apart. On Linux it is field 22 of
+ * `/proc/<pid>/stat` (clock ticks since boot), and the boot ID tells boots
+ * apart, so a record written by a process can be checked by any later
+ * process of the same machine. Other platforms have no such record here:
+ * the start time is unknown and a PID is judged by liveness alone.
  */
 import { readFileSync } from 'node:fs';
 
-/** Field 22 of /proc/<pid>/stat, or undefined when the process does not exist or /proc cannot tell. */
-export function processStartTime(pid: number): string | undefined {
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  let stat: string;
+/** The fields of `/proc/<pid>/stat` this module reads. */
+export interface ProcessStat {
+  /** Field 3: `R`, `S`, `D`, `Z` (a zombie: ended, not yet reaped) ... */
+  readonly state: string;
+  /** Field 5: the process group. */
+  readonly pgrp: number;
+  /** Field 22: start time in clock ticks since boot, as the kernel wrote it. */
+  readonly startTime: string;
+}
+
+/** Parses one `/proc/<pid>/stat` line; undefined when it does not have the shape. */
+export function parseProcStat(text: string): ProcessStat | undefined {
+  // Field 2 is the command name in parentheses, which may itself hold spaces and parentheses.
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  // fields[0] is field 3.
+  const state = fields[0];
+  const pgrp = Number(fields[2]);
+  const startTime = fields[19];
+  if (state === undefined || !Number.isSafeInteger(pgrp) || startTime === undefined || !/^\d+$/.test(startTime)) return undefined;
+  return { state, pgrp, startTime };
+}
+
+/** `/proc/<pid>/stat` of a process, or undefined (gone, or no procfs). */
+export function readProcStat(pid: number): ProcessStat | undefined {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
   } catch {
     return undefined;
   }
-  // Field 2 is the command name in parentheses and may itself hold spaces and parentheses: count from the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields after the name start at field 3 (state); field 22 is the 20th of them.
-  const start = fields[19];
-  return start !== undefined && /^\d+$/.test(start) ? start : undefined;
 }
 
-let procKnows: boolean | undefined;
-
-/** Whether this system reports start times at all (Linux /proc). */
-function startTimesKnown(): boolean {
-  procKnows ??= processStartTime(process.pid) !== undefined;
-  return procKnows;
+/** The start time of `pid` (Linux), or undefined when the process is gone or the platform does not say. */
+export function processStartTime(pid: number): string | undefined {
+  return readProcStat(pid)?.startTime;
 }
 
-/**
- * Whether `pid` is still the process that started at `startTime`. Where start
- * times are known, a PID now held by another process (a different start time)
- * or by none is not the same process. Where they are not, or `startTime` is
- * empty (an owner that did not record one), a PID that exists counts as the
- * same process (signal 0; EPERM means it exists under another user).
- */
-export function isSameProcess(pid: number, startTime: string): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (startTime !== '' && startTimesKnown()) return processStartTime(pid) === startTime;
+let cachedBootId: string | null | undefined;
+
+/** This boot of the machine (Linux); start times compare only within one boot. */
+export function bootId(): string | undefined {
+  if (cachedBootId === undefined) {
+    try {
+      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim() || null;
+    } catch {
+      cachedBootId = null;
+    }
+  }
+  return cachedBootId ?? undefined;
+}
+
+/** Whether a process with this PID exists (a zombie counts; `EPERM` means it exists as another user's). */
+export function pidExists(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as { code?: unknown }).code === 'EPERM';
   }
+}
+
+/**
+ * Whether `pid` is still the process that had `startTime`. Without a start
+ * time (it was unknown when recorded) a live PID is taken as the same process.
+ */
+export function isSameProcess(pid: number, startTime: string | undefined): boolean {
+  if (startTime === undefined) return pidExists(pid);
+  const stat = readProcStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.startTime === startTime;
 }

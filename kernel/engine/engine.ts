@@ -22,10 +22,12 @@ import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
+import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { ACTIVE_STATES, abandon, checkStoredRun, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
 import { SYSTEM_PROMPTS_DIR } from './system-prompts.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
+import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
@@ -250,20 +252,20 @@ export class WorkflowEngine {
   }
 
   /**
-   * Active runs of this session left behind by a dead host become `interrupted`.
+   * Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background.
    * One that cannot be written now (a full disk) is skipped: it still reads as interrupted.
    */
   recoverInterrupted(cwd: string): string[] {
-    const recovered = (entry: StoredRun): boolean => {
+    const recovered = this.#runs(cwd).filter((entry) => {
+      if (this.#live.has(entry.runId) || !ACTIVE_STATES.has(entry.snapshot.state)) return false;
       try {
         return interruptStored(entry.runDir, entry.snapshot, this.#emit);
       } catch {
         return false;
       }
-    };
-    return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && recovered(entry))
-      .map((entry) => entry.runId);
+    });
+    void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
+    return recovered.map((entry) => entry.runId);
   }
 
   async resume(cwd: string, runId: string, options: ResumeOptions = {}): Promise<RunHandle> {
@@ -304,6 +306,8 @@ export class WorkflowEngine {
     // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
     const opened = this.#open(record);
     try {
+      // No shell group a dead host of this run left may run beside the commands the run runs again.
+      await stopOrphanGroups(orphanSources(this.root, snapshot, { runId, runDir }));
       for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
       persistSegment(record, segment, { proposals: true });
       if (segment.held) {
@@ -339,6 +343,7 @@ export class WorkflowEngine {
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
+    await stopOrphanGroups(orphanSources(this.root, { ...source.snapshot, lineage }));
     return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
@@ -389,7 +394,9 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    return stopStored(found.runDir, this.#emit);
+    const result = stopStored(found.runDir, this.#emit);
+    if (result.stopped) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
+    return result;
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowError } from '../errors.js';
-import { isSameProcess, processStartTime } from '../process-identity.js';
+import { bootId, isSameProcess, processStartTime } from '../process-identity.js';
 import { FILE_MODE } from './fs-util.js';
 import { isJsonObject } from './json-text.js';
 import { LOCK_FILE, randomSuffix } from './paths.js';
@@ -25,30 +25,18 @@ export interface LockOwner {
 
 const MAX_ATTEMPTS = 8;
 
-let thisBoot: string | undefined;
-
-/** This machine's boot ID, read once; '' where the system does not say. */
-function bootId(): string {
-  if (thisBoot === undefined) {
-    try {
-      thisBoot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    } catch {
-      thisBoot = '';
-    }
-  }
-  return thisBoot;
-}
-
 /** What this process writes into a lock it takes. */
 export function lockFileContent(): string {
-  const owner: LockOwner = { pid: process.pid, startedAt: new Date().toISOString(), processStart: processStartTime(process.pid) ?? '', bootId: bootId() };
+  const owner: LockOwner = { pid: process.pid, startedAt: new Date().toISOString(), processStart: processStartTime(process.pid) ?? '', bootId: bootId() ?? '' };
   return `${JSON.stringify(owner)}\n`;
 }
 
 /** Whether the process that wrote this lock still runs. */
 export function isOwnerAlive(owner: LockOwner): boolean {
-  if (owner.bootId !== '' && bootId() !== '' && owner.bootId !== bootId()) return false;
-  return isSameProcess(owner.pid, owner.processStart);
+  const boot = bootId();
+  if (owner.bootId !== '' && boot !== undefined && owner.bootId !== boot) return false;
+  // '' : the owner's platform did not say; its PID is then judged by liveness alone.
+  return isSameProcess(owner.pid, owner.processStart === '' ? undefined : owner.processStart);
 }
 
 /** Takes the run's lock or throws `RESUME_INCOMPATIBLE` naming the live owner; returns the release function. */

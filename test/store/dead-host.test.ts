@@ -3,15 +3,14 @@
  * with SIGKILL in the middle of a run; at once, without any resume,
  * `wfcli status` and `wfcli list` say `interrupted`, and so do the engine's
  * views (`/workflow`, `workflow_status` and the trajectory viewer read them).
- * A lock whose PID now names another process (a reused PID: same PID, other
- * start time) is dead too. The next owner of the run removes the temp files
+ * (A lock whose PID now names another process, a reused PID, is dead too:
+ * test/store/safe-fs.test.ts "lock liveness".) The next owner of the run removes the temp files
  * a writer killed mid-write left behind, and the run then completes.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSameProcess, processStartTime } from '../../kernel/process-identity.js';
 import { readRunLock, runsDirectory } from '../../kernel/store/index.js';
 import { WFCLI, makeEnv, removeEnv, requireBuiltCli, storeEngine, wfcli, type StoreEnv } from './support.js';
 
@@ -33,20 +32,6 @@ async function until(check: () => boolean, what: string, timeoutMs = 120_000): P
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-
-describe('process identity', () => {
-  it('names one process: its PID and start time; a reused PID or a gone process is another', () => {
-    const start = processStartTime(process.pid);
-    expect(start).toMatch(/^\d+$/);
-    expect(isSameProcess(process.pid, start!)).toBe(true);
-    // The same PID with another start time is what a reused PID looks like.
-    expect(isSameProcess(process.pid, String(Number(start) + 1))).toBe(false);
-    expect(processStartTime(2 ** 22 + 1)).toBeUndefined();
-    expect(isSameProcess(2 ** 22 + 1, '1')).toBe(false);
-    // A lock written without a start time falls back to the PID's existence.
-    expect(isSameProcess(process.pid, '')).toBe(true);
-  });
-});
 
 describe('a host killed with SIGKILL', () => {
   it('leaves its run interrupted to every reader at once; the next owner sweeps its temp files and completes it', async () => {

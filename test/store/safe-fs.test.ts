@@ -240,6 +240,11 @@ describe('lock liveness', () => {
     expect(readRunLock(runDir)).toBeUndefined();
     writeLock(runDir, { pid: process.pid, processStart: start, bootId: '00000000-0000-0000-0000-000000000000' });
     expect(readRunLock(runDir)).toBeUndefined();
+    // An owner whose platform recorded no start time (older locks too): judged by its PID alone.
+    writeLock(runDir, { pid: process.pid });
+    expect(readRunLock(runDir)?.pid).toBe(process.pid);
+    writeLock(runDir, { pid: 2 ** 22 + 1 });
+    expect(readRunLock(runDir)).toBeUndefined();
     const release = acquireRunLock(runDir);
     expect(JSON.parse(fs.readFileSync(path.join(runDir, 'run.lock'), 'utf8'))).toMatchObject({ pid: process.pid, processStart: start, bootId: boot });
     release();
