@@ -130,7 +130,7 @@ export function reportError(error: unknown, io: CliIo, spec?: CommandSpec): numb
   }
   if (!isWorkflowError(error)) io.stderr(`INTERNAL_ERROR: ${messageOf(error)}\n`);
   // The host's refusal in an untrusted project names Pi's ways to trust it; the shell has one more.
-  else if (error.details?.reason === 'untrusted_project') io.stderr(`${error.code}: ${error.message} With wfcli, --approve trusts the project for one command.\n`);
+  else if (error.details?.reason === 'untrusted_project') io.stderr(`${error.code}: ${error.message} With wfcli, --approve trusts the project for one command and --no-approve runs it without the project's files.\n`);
   else io.stderr(`${error.code}: ${error.message}\n`);
   return EXIT_FAILED;
 }
