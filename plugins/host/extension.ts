@@ -38,6 +38,7 @@ import {
   type PluginDeclaration,
 } from '../../kernel/index.js';
 import { activeHost, claimActiveHost, releaseActiveHost } from './active-host.js';
+import { printableLines } from '../../lib/terminal-text.js';
 import { registerWorkflowCommand } from './command/index.js';
 import { buildHostKernel } from './host-kernel.js';
 import { HostEngine } from './host-engine.js';
@@ -116,7 +117,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
         ...(options.root === undefined ? {} : { root: options.root }),
         ...(options.home === undefined ? {} : { home: options.home }),
         onWarning: (error) => {
-          if (ctx.hasUI) ctx.ui.notify(`Workflow: ${error.message}`, 'warning');
+          if (ctx.hasUI) ctx.ui.notify(`Workflow: ${printableLines(error.message)}`, 'warning');
         },
       });
       try {
@@ -132,7 +133,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       try {
         built?.hooks.host[hook].call(started);
       } catch (error) {
-        if (ctx?.hasUI) ctx.ui.notify(`Workflow: ${messageOf(error)}`, 'warning');
+        if (ctx?.hasUI) ctx.ui.notify(`Workflow: ${printableLines(messageOf(error))}`, 'warning');
       }
     };
 

@@ -7,6 +7,7 @@
 import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
 import { messageOf } from '../../kernel/index.js';
 import type { HostSession } from './host-session.js';
+import { printable, printableLines } from '../../lib/terminal-text.js';
 import { runsAllowed } from './trust-state.js';
 
 /** Marks orphaned active runs interrupted; returns the runs now waiting for a resume. Never throws. */
@@ -28,13 +29,13 @@ export async function offerResume(host: HostSession, ctx: ExtensionContext, runs
   if (!runsAllowed(host.engine.trust)) return;
   for (const run of runs) {
     try {
-      const resume = await ctx.ui.confirm('Resume workflow run?', `Workflow "${run.name}" (${run.runId}) was interrupted when Pi last stopped. Resume it now?`);
+      const resume = await ctx.ui.confirm('Resume workflow run?', `Workflow "${printable(run.name)}" (${run.runId}) was interrupted when Pi last stopped. Resume it now?`);
       if (!resume) continue;
       const handle = await host.engine.resume(host.cwd, run.runId, { expectedState: 'interrupted' });
-      if (handle.held) ctx.ui.notify(handle.held.message, 'warning');
+      if (handle.held) ctx.ui.notify(printableLines(handle.held.message), 'warning');
       else host.watch(handle);
     } catch (error) {
-      ctx.ui.notify(`Workflow run ${run.runId} could not resume: ${messageOf(error)}`, 'error');
+      ctx.ui.notify(`Workflow run ${run.runId} could not resume: ${printableLines(messageOf(error))}`, 'error');
     }
   }
 }

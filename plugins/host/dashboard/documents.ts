@@ -4,8 +4,11 @@
  * effective system prompts and, for a completed top-level agent, its
  * journaled result. Agent prompts are not stored by the runtime, so there is
  * nothing to open for them. Pure: the command reads the files and opens them.
+ * What the editor shows is `printableLines`: a stored body with controls in
+ * it is shown, never acted on; the files stay as they are.
  */
 import type { AgentSummary, JsonValue } from '../../../kernel/index.js';
+import { printable, printableLines } from '../../../lib/terminal-text.js';
 
 export interface StoredSystemPrompt {
   readonly agentId: string;
@@ -43,7 +46,7 @@ export interface DocumentAction {
 const READ_ONLY = 'read-only: changes are discarded';
 
 function document(label: string, what: string, text: string): DocumentAction {
-  return { kind: 'open', label, title: `${what} (${READ_ONLY})`, text };
+  return { kind: 'open', label, title: printable(`${what} (${READ_ONLY})`), text: printableLines(text) };
 }
 
 export function rootDocuments(runId: string, files: RunFiles): DocumentAction[] {
