@@ -31,11 +31,15 @@ export function setEmbedderTrust(trust: ProjectTrust | undefined): void {
   else Reflect.set(globalThis, EMBEDDER_SLOT, Object.freeze({ ...trust, files: Object.freeze([...trust.files]) }));
 }
 
+const STATES: ReadonlySet<unknown> = new Set(['trusted', 'excluded', 'untrusted', 'undecided']);
+
+/** The embedder's decision for `cwd`; one of another shape (another copy of the package) is not taken. */
 function embedderTrust(cwd: string): ProjectTrust | undefined {
   const held: unknown = Reflect.get(globalThis, EMBEDDER_SLOT);
   if (typeof held !== 'object' || held === null) return undefined;
-  const trust = held as ProjectTrust;
-  return trust.cwd === cwd ? trust : undefined;
+  const trust = held as Partial<ProjectTrust>;
+  const valid = trust.cwd === cwd && STATES.has(trust.state) && typeof trust.decidedBy === 'string' && Array.isArray(trust.files);
+  return valid ? (trust as ProjectTrust) : undefined;
 }
 
 function sessionAnswers(): Map<string, boolean> {
