@@ -7,6 +7,8 @@
  * - Interactive `pi` under tmux asks before anything runs, with Pi's
  *   choices, and stores the answer in Pi's trust file; "Do not trust"
  *   refuses `/review`, "Trust" applies the project's files.
+ * - `pi --mode rpc` never asks: in an undecided project `/review` is
+ *   refused with CONFIG_ERROR and no reviewer runs.
  * - `pi -p` and `wfcli run` give the same answer for each of `--approve`,
  *   `--no-approve` and neither, in a trusted, an untrusted and an undecided
  *   project: the project's files apply, are left out (the workflow runs
@@ -14,11 +16,12 @@
  *
  * One Pi home for every case; one project directory per stored decision.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectTrustStore } from '@earendil-works/pi-coding-agent';
-import { createPiHome, installPackage, PI_CLI, REPO_ROOT, runPi, runWfcli, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, PI_CLI, piEnv, REPO_ROOT, runPi, runWfcli, type PiHome } from './support/pi-cli.js';
 import { MODEL_ID, startScriptedModel, type AgentRequest, type ScriptedModel } from './support/scripted-model.js';
 import { TmuxTerminal } from './tmux/terminal.js';
 
@@ -110,7 +113,7 @@ describe('project trust in pi and wfcli', () => {
         continue;
       }
       const cli = await runWfcli(pi, ['run', '--script', 'review.js', '--input', JSON.stringify({ focus: `wfcli-${decision}-${flag}` }), ...extra], { cwd });
-      answers.push([flag, fromPi, answerOf(`wfcli-${decision}-${flag}`, cli.code === 0 ? undefined : cli.stderr)]);
+      answers.push([flag, fromPi, answerOf(`wfcli-${decision}-${flag}`, cli.code === 0 ? undefined : `exit ${cli.code ?? cli.signal}\n${cli.stderr}`)]);
     }
     expect(answers).toEqual(flags.map((flag) => [flag, EXPECTED[decision][flag], EXPECTED[decision][flag]]));
     // A refusal names the files and every way to trust the project.
@@ -120,6 +123,36 @@ describe('project trust in pi and wfcli', () => {
       expect(refusal).toMatch(/\/trust.*--approve.*--no-approve/);
     }
   }, 180_000);
+
+  it('pi --mode rpc never asks: /review in an undecided project is refused before any reviewer runs', async () => {
+    const cwd = plantProject(join(pi.home, 'rpc-undecided'));
+    const focus = 'rpc-undecided';
+    const child = spawn(process.execPath, [PI_CLI, '--mode', 'rpc', '--no-session'], { cwd, env: piEnv(pi), stdio: ['pipe', 'pipe', 'pipe'] });
+    const records: { type?: string; title?: string; method?: string }[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let buffered = '';
+        child.stdout.setEncoding('utf8').on('data', (data: string) => {
+          buffered += data;
+          for (const line of buffered.split('\n').slice(0, -1)) {
+            const record = JSON.parse(line) as { type?: string };
+            records.push(record);
+            if (record.type === 'agent_end') resolve();
+          }
+          buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+        });
+        child.once('exit', (code) => reject(new Error(`pi --mode rpc exited ${code} before the turn ended`)));
+        child.stdin.write(`${JSON.stringify({ type: 'prompt', message: `/review ${focus}` })}\n`);
+      });
+      expect(answerOf(focus, toolResults.get(focus))).toBe('refused');
+      expect(toolResults.get(focus)).toContain('has files that need trust (.pi/pi-extensible-workflows/settings.json, .pi/pi-extensible-workflows/roles)');
+      // Nothing asked the (absent) user: no UI request of the trust prompt.
+      expect(records.filter((record) => record.type === 'extension_ui_request' && /trust/i.test(String(record.title ?? '')))).toEqual([]);
+      expect(JSON.parse(readFileSync(join(pi.agentDir, 'trust.json'), 'utf8'))).not.toHaveProperty([cwd]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('interactive pi asks before anything runs and stores the answer where Pi does: "Do not trust" refuses /review, "Trust" applies the project', async () => {
     for (const answer of ['Do not trust', 'Trust'] as const) {

@@ -3,7 +3,7 @@
  * terminal through the real `wfcli` (lib/terminal-text.ts): a run whose
  * workflow name holds ESC, BEL, CR, a newline and a bidi override, with such
  * a phase, agent label and failure message, is shown escaped by `run`,
- * `list`, `status`, `inspect` and `doctor cleanup`; a session file with them
+ * `list`, `status`, `inspect` and `doctor cleanup` (its dry run); a session file with them
  * by `transcript`. `--json` keeps the exact values.
  */
 import { writeFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ describe('wfcli escapes what it prints', () => {
     expect(launched.stderr).toContain('boom\\x1b[1m\\x9b2J');
   });
 
-  it('list, status, inspect and doctor cleanup show every value escaped, one line per field; --json keeps them exact', async () => {
+  it('list shows one line per run, the name escaped; --json keeps it exact', async () => {
     const list = await wfcli(['list']);
     expect(list.code, list.stderr).toBe(0);
     shownSafely(list.stdout);
@@ -57,7 +57,9 @@ describe('wfcli escapes what it prints', () => {
 
     const json = await wfcli(['list', '--json']);
     expect((JSON.parse(json.stdout) as { workflow: { name: string } }[])[0]?.workflow.name).toBe(NAME);
+  });
 
+  it('status shows the name, phase, label and failure escaped, one line per field', async () => {
     const status = await wfcli(['status', runId]);
     expect(status.code, status.stderr).toBe(0);
     shownSafely(status.stdout);
@@ -65,14 +67,14 @@ describe('wfcli escapes what it prints', () => {
     expect(status.stdout).toContain('  phase      ph\\x1b[2Jase\n');
     expect(status.stdout).toContain('    lab\\x1b]0;title\\x07el\\nx [');
     expect(status.stdout).toMatch(/ {2}failure +\S+: .*boom\\x1b\[1m\\x9b2J\n/);
+  });
 
-    for (const args of [['inspect'], ['inspect', '--summary'], ['doctor', 'cleanup']]) {
-      const result = await wfcli(args);
-      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
-      shownSafely(result.stdout);
-      shownSafely(result.stderr);
-      expect(result.stdout, args.join(' ')).toContain(args[0] === 'doctor' ? runId : SHOWN_NAME);
-    }
+  it.each([{ args: ['inspect'] }, { args: ['inspect', '--summary'] }, { args: ['doctor', 'cleanup'] }])('wfcli $args shows every value escaped', async ({ args }) => {
+    const result = await wfcli(args);
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    shownSafely(result.stdout);
+    shownSafely(result.stderr);
+    expect(result.stdout, args.join(' ')).toContain(args[0] === 'doctor' ? runId : SHOWN_NAME);
   });
 
   it('transcript shows a session file\'s texts and names escaped', async () => {
