@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { WorkflowError, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
@@ -20,7 +21,7 @@ export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOp
 }
 
 export function printWarnings(local: LocalPiSession, io: CliIo): void {
-  for (const warning of local.warnings) io.stderr(`warning: ${warning}\n`);
+  for (const warning of local.warnings) io.stderr(`warning: ${printable(warning)}\n`);
 }
 
 /** Runs `act` in a headless Pi session (its warnings printed first), disposed whatever happens. */
