@@ -14,7 +14,7 @@
  * whole report is printed.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { WorkflowError, isWorkflowError, loadSettings, loadingRegistry, messageOf, settingsPaths, type JsonValue, type LoadedSettings, type PreparationInspection } from '../kernel/index.js';
+import { WorkflowError, isWorkflowError, loadSettings, loadingRegistry, messageOf, parseSettingsText, settingsPaths, type JsonValue, type LoadedSettings, type PreparationInspection } from '../kernel/index.js';
 import type { AgentInspection } from './agent-inspection.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { trustStatement } from '../plugins/host/trust-state.js';
@@ -40,7 +40,7 @@ function rawSettings(paths: readonly string[]): { path: string; data: unknown }[
   return paths.flatMap((path) => {
     try {
       const text = readFileSync(path, 'utf8');
-      return [{ path, data: JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text) as unknown }];
+      return [{ path, data: parseSettingsText(text, path) }];
     } catch {
       return [];
     }

@@ -55,7 +55,8 @@ function warnings(runDir: string): { at?: string; message: string }[] {
 
 export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
   const files = readRunFiles(runDir);
-  const usage = run.agents.reduce(
+  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
+  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce(
     (total, agent) => ({ inputTokens: total.inputTokens + agent.usage.inputTokens, outputTokens: total.outputTokens + agent.usage.outputTokens, costUsd: total.costUsd + agent.usage.costUsd }),
     { inputTokens: 0, outputTokens: 0, costUsd: 0 },
   );

@@ -62,7 +62,8 @@ export interface Receipt {
 }
 
 export function receiptOf(run: StatusSummary): Receipt {
-  const usage = run.agents.reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
+  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
   const end = Date.parse(run.terminalAt ?? run.updatedAt);
   return {
     runId: run.runId,
