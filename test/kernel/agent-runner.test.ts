@@ -54,11 +54,10 @@ describe('agent attempts', () => {
   });
 
   it('ends a slow attempt with AGENT_TIMEOUT', async () => {
-    h.answer = () => new Promise((resolve) => setTimeout(() => resolve({ result: 'late' }), 2000));
-    const started = Date.now();
+    // The answer never comes: only the time-out can end the attempt, so no clock is needed to prove it did.
+    h.answer = () => new Promise(() => {});
     const outcome = await h.run(`try { return await agent('x', { timeoutMs: 100 }); } catch (e) { return e.code; }`);
     expect(outcome.value).toBe('AGENT_TIMEOUT');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 });
 
