@@ -67,6 +67,11 @@ function describeEnd(outcome: RunOutcome, why: { readonly checkpoint: string | u
   if (why.checkpoint !== undefined) {
     return `INVALID_METADATA: run ${runId} reached checkpoint "${printable(why.checkpoint)}", which cannot be answered headless; the run was stopped (launch it from Pi)`;
   }
+  if (state === 'interrupted' && outcome.error !== undefined) {
+    // A store fault (a full disk, a damaged run directory) halted the run: say which, and how to go on once it is fixed.
+    return `${outcome.error.code}: ${outcome.error.message}
+interrupted: run ${runId} was halted; once that is fixed, continue it with: wfcli resume ${runId}`;
+  }
   if (state === 'interrupted') {
     return `interrupted: run ${runId} was interrupted${why.interrupted ? '' : ' (its host session ended)'}; continue it with: wfcli resume ${runId}`;
   }

@@ -59,7 +59,10 @@ export type { SandboxLimits } from './sandbox/pool.js';
 export { createAjv, formatAjvErrors } from './json-schema.js';
 // Read-only access to stored runs of any session (wfcli list, inspect, cleanup).
 export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from './store/index.js';
-export type { LockOwner, RunEntry } from './store/index.js';
+export type { ListProblem, LockOwner, RunEntry } from './store/index.js';
+// Reading run files as the store does: never through a link, never a FIFO or a device, bounded (docs/storage.md).
+export { READ_LIMITS, entryKind, readRegular, readRegularIfExists, readResultText } from './store/index.js';
+export { checkStoredRun, shownSnapshot } from './engine/stored-run-queries.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
 export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';
 export { CORE_AGENT_OPTIONS } from './engine/ops/agent-options.js';

@@ -5,11 +5,11 @@
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
-import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
+import { TERMINAL_RUN_STATES, type LaunchMode } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { acquireRunLock, createLockedRunDirectory, newRunId, readRunLock, readSnapshot, removeRunLeftovers, workflowsRoot, type DeleteResult } from '../store/index.js';
 import { readCheckedSource, sourceSha256 } from './source-digest.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
@@ -25,7 +25,8 @@ import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
 import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
-import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
+import { ACTIVE_STATES, abandon, checkStoredRun, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
+import { SYSTEM_PROMPTS_DIR } from './system-prompts.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
@@ -33,8 +34,6 @@ import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
 
 export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
-
-const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
 export class WorkflowEngine {
   readonly root: string;
@@ -130,17 +129,37 @@ export class WorkflowEngine {
       plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
       proposals: Object.fromEntries(segment.proposals),
     };
-    const runDir = createRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
+    // The run appears whole and already locked by this process: nobody sees it ownerless or resumes it meanwhile.
+    const { runDir, release } = createLockedRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
     const record = new RunRecord(runDir, snapshot, this.#emit);
+    let opened: ReplaySource & { release: () => void };
+    try {
+      opened = this.#load(record, release);
+    } catch (error) {
+      abandon(runDir, release);
+      throw error;
+    }
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), sandboxProgram(compiled), settings, segment);
+    try {
+      return this.#start(record, opened, sandboxProgram(compiled), settings, segment);
+    } catch (error) {
+      // A launch that did not start leaves nothing that could run later.
+      abandon(runDir, () => undefined);
+      throw error;
+    }
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
   #open(record: RunRecord): ReplaySource & { release: () => void } {
     const release = acquireRunLock(record.runDir);
+    // The previous owner's unfinished writes: nobody else can be writing them now.
+    removeRunLeftovers(record.runDir, [SYSTEM_PROMPTS_DIR]);
+    return this.#load(record, release);
+  }
+
+  #load(record: RunRecord, release: () => void): ReplaySource & { release: () => void } {
     try {
       return { ...loadReplay(this.root, record.snapshot, record.runDir, loadingRegistry()), release };
     } catch (error) {
@@ -182,12 +201,15 @@ export class WorkflowEngine {
       release();
       throw error;
     }
-    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record)) };
+    const running = execution;
+    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record, running.fault)) };
     this.#live.set(record.runId, { execution, handle, record });
     return handle;
   }
 
-  #outcome(record: RunRecord): RunOutcome {
+  /** A segment halted by a store fault ends `interrupted` with that error, even when the store could not take the state. */
+  #outcome(record: RunRecord, fault?: WorkflowError): RunOutcome {
+    if (fault && !TERMINAL_RUN_STATES.has(record.snapshot.state)) return { runId: record.runId, state: 'interrupted', error: { code: fault.code, message: fault.message } };
     return outcomeOf(record.snapshot);
   }
 
@@ -207,8 +229,11 @@ export class WorkflowEngine {
     return this.#find(cwd, runId).runDir;
   }
 
+  /** A run's status; an active run whose lock owner is gone reads as `interrupted` (nothing is written). */
   status(cwd: string, runId: string): StatusSummary {
-    return summarize(this.#find(cwd, runId).snapshot, this.#live.has(runId));
+    const { runDir, snapshot } = this.#find(cwd, runId);
+    const live = this.#live.has(runId);
+    return summarize(shownSnapshot(snapshot, runDir, live), live);
   }
 
   /** Failure diagnostics of a run of this project (any session): what a retry replays and runs again, and its artifacts. */
@@ -222,12 +247,25 @@ export class WorkflowEngine {
   }
 
   list(cwd: string): readonly StatusSummary[] {
-    return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
+    return this.#runs(cwd).map((entry) => {
+      const live = this.#live.has(entry.runId);
+      return summarize(shownSnapshot(entry.snapshot, entry.runDir, live), live);
+    });
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background. */
+  /**
+   * Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background.
+   * One that cannot be written now (a full disk) is skipped: it still reads as interrupted.
+   */
   recoverInterrupted(cwd: string): string[] {
-    const recovered = this.#runs(cwd).filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit));
+    const recovered = this.#runs(cwd).filter((entry) => {
+      if (this.#live.has(entry.runId) || !ACTIVE_STATES.has(entry.snapshot.state)) return false;
+      try {
+        return interruptStored(entry.runDir, entry.snapshot, this.#emit);
+      } catch {
+        return false;
+      }
+    });
     void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
     return recovered.map((entry) => entry.runId);
   }
@@ -244,6 +282,7 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is already executing`, { runId });
     }
     let { runDir, snapshot } = this.#own(cwd, runId);
+    checkStoredRun(runDir);
     if (options.expectedState !== undefined && options.expectedState !== snapshot.state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}, not ${options.expectedState}`, { state: snapshot.state });
     }
@@ -294,6 +333,7 @@ export class WorkflowEngine {
 
   async retry(cwd: string, runId: string, options: RetryOptions = {}): Promise<RunHandle> {
     const source = this.#own(cwd, runId);
+    checkStoredRun(source.runDir);
     const state = source.snapshot.state;
     if (options.expectedState !== undefined && options.expectedState !== state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });

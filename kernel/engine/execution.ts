@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorkflowError } from '../errors.js';
+import { isStoreFault } from '../store/index.js';
 import type { JsonValue } from '../json.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { primitiveStep } from './ops/primitives.js';
@@ -61,12 +62,16 @@ export class RunExecution implements FunctionHost {
   #ended = false;
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
+  /** The store fault that halted the segment (a full disk, a damaged entry), if one did. */
+  #fault: WorkflowError | undefined;
   #resumeWaiters: (() => void)[] = [];
   /** Shell calls in flight: a stop or interrupt waits until their process groups are gone. */
   readonly #shells = new Set<Promise<unknown>>();
 
   constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
-    const { journal, replay, nextSeq } = source;
+    const { replay, nextSeq } = source;
+    const journal = this.#watched(source.journal);
+    record.onStoreFault = (error) => this.#halt(error);
     this.#env = env;
     this.#steps = new Steps(
       {
@@ -82,6 +87,7 @@ export class RunExecution implements FunctionHost {
         },
         observe: (record, replayed) => this.#observe(record, replayed),
         diverge: (error) => this.#failWith(error),
+        fault: (error) => this.#halt(error),
       },
       nextSeq,
     );
@@ -135,6 +141,28 @@ export class RunExecution implements FunctionHost {
     return this.#record.snapshot.state;
   }
 
+  /** The store fault that halted this segment `interrupted`, if one did (its state may not have been writable). */
+  get fault(): WorkflowError | undefined {
+    return this.#fault;
+  }
+
+  /** The journal, as the segment uses it: a failed append (a store fault) halts the segment before anything else happens. */
+  #watched(journal: Journal): Journal {
+    return {
+      records: journal.records,
+      droppedBytes: journal.droppedBytes,
+      append: (record) => {
+        try {
+          journal.append(record);
+        } catch (error) {
+          if (isStoreFault(error)) this.#halt(error);
+          throw error;
+        }
+      },
+      close: () => journal.close(),
+    };
+  }
+
   get settings(): Readonly<Record<string, JsonValue>> {
     return this.#env.extensionSettings;
   }
@@ -151,6 +179,7 @@ export class RunExecution implements FunctionHost {
       takeSeq: () => this.#steps.takeSeq(),
       takeDelivered: (key) => this.#steps.takeDelivered(key),
       fail: (error) => this.#failWith(error),
+      fault: (error) => this.#halt(error),
     });
     this.#script = this.#env.pool.run(
       {
@@ -185,7 +214,11 @@ export class RunExecution implements FunctionHost {
       persist();
     } catch (error) {
       this.#env.warn?.(asWorkflowError(error));
-      ended = persistFailure(this.#record, error, this.#stamp);
+      // A store that cannot take the ending cannot take a failure either; the run stays resumable (read as interrupted once unlocked).
+      if (isStoreFault(error)) {
+        this.#fault ??= asWorkflowError(error);
+        ended = 'interrupted';
+      } else ended = persistFailure(this.#record, error, this.#stamp);
     } finally {
       this.#journal.close();
       this.#onEnd();
@@ -209,6 +242,10 @@ export class RunExecution implements FunctionHost {
   #settleScript(ended: { failure?: unknown }, value?: JsonValue): void {
     if (this.#closing || this.#ended) return;
     const ending = scriptEnding(this.#env.kernel, this.#access, this.#record, ended, value, this.#stamp);
+    if (ending.fault) {
+      this.#fault = ending.fault;
+      this.#env.warn?.(ending.fault);
+    }
     this.#end(ending.outcome, () => ending.persist());
   }
 
@@ -218,6 +255,27 @@ export class RunExecution implements FunctionHost {
     this.#closing = true;
     await this.#cancelInFlight();
     this.#end('stopped', () => this.#record.transition('stopped', this.#stamp));
+  }
+
+  /**
+   * A store fault (a full disk, a read-only or damaged run directory): the
+   * segment halts `interrupted` at once, with the fault as its `failure`, and
+   * can be resumed once the store is fixed. The fault is never journaled and
+   * never reaches the script, so a resume does not replay it.
+   */
+  #halt(error: unknown): void {
+    if (this.#ended || this.#closing) return;
+    const fault = asWorkflowError(error);
+    this.#fault = fault;
+    this.#closing = true;
+    this.#abort.abort();
+    this.#env.warn?.(fault);
+    this.#end('interrupted', () =>
+      this.#record.transition('interrupted', (draft) => {
+        draft.failure = fault.toJSON() as { code: string; message: string };
+        this.#stamp(draft);
+      }),
+    );
   }
 
   /** The host is going away (session end): the run can be resumed later. */

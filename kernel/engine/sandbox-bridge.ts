@@ -7,6 +7,7 @@
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import { encodeJson } from '../json-encode.js';
+import { isStoreFault } from '../store/index.js';
 import type { JsonValue } from '../json.js';
 import type { CallOutcome, SandboxCall, SandboxHandlers } from '../sandbox/pool.js';
 import type { ErrorPayload } from '../sandbox/protocol.js';
@@ -33,6 +34,8 @@ export interface BridgeHost {
   /** The delivery position and JSON text of a result `#step` produced for this key, and its pending journal write. */
   takeDelivered(key: string): Delivered | undefined;
   fail(error: unknown): void;
+  /** A store fault (a full disk, a damaged entry): halts the segment; never journaled as the script's failure. */
+  fault(error: unknown): void;
 }
 
 /** Failures that are not the script's to see again on resume: the run was ending, or a budget blocked the call. */
@@ -111,6 +114,10 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
         return { ok: true, value: encoded.text };
       } catch (error) {
         const failure = payload(error);
+        if (isStoreFault(error)) {
+          host.fault(error);
+          return { ok: false, error: failure };
+        }
         const delivered = host.takeDelivered(call.key);
         // A result produced for this key and then failed on its way: journaled first, then its failure at its position.
         try {
