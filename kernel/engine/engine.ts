@@ -16,7 +16,7 @@ import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
-import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { IDENTITY_VERSION, SCRIPT_LANGUAGE, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
@@ -92,6 +92,7 @@ export class WorkflowEngine {
       args: launch.args ?? null,
       launchMode: launch.foreground ? 'foreground' : 'background',
       lineage: [],
+      scriptLanguage: SCRIPT_LANGUAGE,
       ...(launch.concurrency === undefined ? {} : { concurrency: launch.concurrency }),
       ...(launch.parentRunId === undefined ? {} : { parentRunId: launch.parentRunId }),
     });
@@ -103,7 +104,7 @@ export class WorkflowEngine {
     settings: LoadedSettings,
     segment: Segment,
     fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
-      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
+      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations' | 'scriptLanguage'>>,
   ): Promise<RunHandle> {
     // Everything that can refuse the run is checked before its directory exists.
     const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source) : this.#prep.compile(source);
@@ -309,6 +310,8 @@ export class WorkflowEngine {
       plugins: source.snapshot.plugins,
       agentConfigurations: source.snapshot.agentConfigurations,
       ...(source.snapshot.concurrency === undefined ? {} : { concurrency: source.snapshot.concurrency }),
+      // The child replays its source's journals, so it keeps its source's script language.
+      ...(source.snapshot.scriptLanguage === undefined ? {} : { scriptLanguage: source.snapshot.scriptLanguage }),
     });
   }
 

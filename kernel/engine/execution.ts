@@ -25,6 +25,7 @@ import { parseShellArgs, recordedShell } from './ops/shell.js';
 import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
+import type { PromptSyntax } from '../template.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
@@ -137,6 +138,11 @@ export class RunExecution implements FunctionHost {
     return this.#env.extensionSettings;
   }
 
+  /** Runs launched before script language 2 keep `{{name}}` templates (kernel/template.ts). */
+  get promptSyntax(): PromptSyntax {
+    return this.#record.snapshot.scriptLanguage === undefined ? 'legacy' : 'braces';
+  }
+
   start({ program, sites }: SandboxProgram): void {
     const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
     const handlers = sandboxHandlers({
@@ -157,6 +163,7 @@ export class RunExecution implements FunctionHost {
         marker: this.#env.siteGlobal,
         args: this.#record.snapshot.args,
         globals,
+        promptSyntax: this.promptSyntax,
         replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives),
       },
       handlers,

@@ -12,6 +12,14 @@ import { AGENT_STATES, CHECKPOINT_STATES, RUN_STATES, type AgentState, type Chec
 /** Identity version 6 is required to resume (spec 1 "Versioning"). */
 export const IDENTITY_VERSION = 6;
 
+/**
+ * The script language of runs launched now: 2 is `prompt`'s `{name}`
+ * placeholders and the preflight's compatibility rules (docs/runs.md).
+ * Snapshots without the field are language 1 (`{{name}}`), which their
+ * stored scripts keep on resume and retry so they replay their journals.
+ */
+export const SCRIPT_LANGUAGE = 2;
+
 export interface FailureInfo {
   readonly code: string;
   readonly message: string;
@@ -73,6 +81,8 @@ export interface RunSnapshot {
   readonly proposals: Readonly<Record<string, ProposalRecord>>;
   /** Active execution time of the segments that ended (see RunAccess.activeMs). */
   readonly activeMs?: number;
+  /** The script language the run was launched with (SCRIPT_LANGUAGE); absent: 1. Retry children keep their source's. */
+  readonly scriptLanguage?: number;
 }
 
 const stringMap = { type: 'object', additionalProperties: true } as const;
@@ -168,6 +178,7 @@ const SNAPSHOT_SCHEMA = {
       },
     },
     activeMs: { type: 'number', minimum: 0 },
+    scriptLanguage: { type: 'integer', minimum: 2 },
   },
 } as const;
 

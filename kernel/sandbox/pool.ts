@@ -13,6 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import { createAjv } from '../json-schema.js';
+import type { PromptSyntax } from '../template.js';
 import { LineReader } from './lines.js';
 import { Monitor, type Runaway } from './monitor.js';
 import { sandboxLaunch } from './launch.js';
@@ -59,6 +60,8 @@ export interface ScriptSpec {
   readonly replay?: readonly ReplayEntry[];
   readonly args: JsonValue;
   readonly globals: readonly GlobalSpec[];
+  /** `prompt`'s template syntax; default `braces` (script language 2). */
+  readonly promptSyntax?: PromptSyntax;
 }
 
 export interface ScriptExecution {
@@ -307,6 +310,7 @@ export class SandboxPool {
             sites: spec.sites,
             args: spec.args,
             globals: spec.globals,
+            promptSyntax: spec.promptSyntax ?? 'braces',
             maxValueBytes: this.limits.maxValueBytes,
             replay: spec.replay ?? [],
           });

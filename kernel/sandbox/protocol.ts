@@ -5,6 +5,7 @@
  * so every value that crosses is plain JSON within the size and depth limits.
  */
 import type { JsonValue } from '../json.js';
+import type { PromptSyntax } from '../template.js';
 
 /** How the sandbox exposes one global to the script. */
 export type GlobalKind =
@@ -63,6 +64,8 @@ export interface StartMessage {
   readonly sites: Readonly<Record<string, string>>;
   readonly args: JsonValue;
   readonly globals: readonly GlobalSpec[];
+  /** `prompt`'s template syntax (kernel/template.ts): `legacy` for runs of script language 1. */
+  readonly promptSyntax: PromptSyntax;
   readonly maxValueBytes: number;
   readonly replay: readonly ReplayEntry[];
 }

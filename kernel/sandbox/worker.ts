@@ -131,7 +131,7 @@ function start(message: StartMessage): void {
   calls = new Calls({ post: postLine, queue: queueLine, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
   let completion: Promise<unknown>;
   try {
-    const { globals, marker } = buildScriptGlobals({ calls, post: queueLine, sites: message.sites, args: message.args, globals: message.globals });
+    const { globals, marker } = buildScriptGlobals({ calls, post: queueLine, sites: message.sites, args: message.args, globals: message.globals, promptSyntax: message.promptSyntax });
     const compartment = new Compartment({ globals: harden(globals), __options__: true });
     harden(compartment.globalThis);
     const wrapper = compartment.evaluate(`(function () { 'use strict'; return (${message.marker}) => ${message.program}; })`) as () => (marker: unknown) => unknown;

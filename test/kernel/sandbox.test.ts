@@ -94,11 +94,13 @@ describe('sandbox process', () => {
   });
 
   it('interpolates prompts safely', async () => {
-    expect(await run(pool, compile(`return prompt('Fix {{file}} given {{ facts }}', { file: 'a.ts', facts: { n: [1] } });`), recorder().handlers)).toBe(
-      'Fix a.ts given {\n  "n": [\n    1\n  ]\n}',
+    expect(await run(pool, compile(`return prompt('Fix {file} given {facts} {{as is}}', { file: 'a.ts', facts: { n: [1] } });`), recorder().handlers)).toBe(
+      'Fix a.ts given {\n  "n": [\n    1\n  ]\n} {as is}',
     );
-    expect((await failure(pool, compile(`return prompt('{{missing}}', {});`))).message).toContain('{{missing}}');
-    expect((await failure(pool, compile(`return prompt('{{p}}', { p: shell('x') });`))).message).toContain('await it first');
+    expect((await failure(pool, compile(`return prompt('{missing}', {});`))).message).toContain('{missing}');
+    expect((await failure(pool, compile(`return prompt('{p}', { p: shell('x') });`))).message).toContain('await it first');
+    // Runs of script language 1 keep the `{{name}}` form.
+    expect(await run(pool, compile(`return prompt('Fix {{file}} {keep}', { file: 'a.ts', unused: 1 });`), recorder().handlers, { promptSyntax: 'legacy' })).toBe('Fix a.ts {keep}');
   });
 
   it('blocks escapes and non-determinism', async () => {
