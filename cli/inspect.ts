@@ -34,7 +34,7 @@ export function isFailedRun(run: StatusSummary): boolean {
 }
 
 /** `warning` entries of events.jsonl; a torn line is skipped. */
-function warnings(runDir: string): { at?: string; message: string }[] {
+export function runWarnings(runDir: string): { at?: string; message: string }[] {
   let text: string;
   try {
     text = readFileSync(join(runDir, 'events.jsonl'), 'utf8');
@@ -63,7 +63,7 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
     usage,
     attempts: [...files.sessions].flatMap(([agentId, references]) => references.map((entry) => ({ agentId, attempt: entry.attempt, reference: entry.reference }))),
     systemPrompts: files.systemPrompts.map(({ agentId, attempt, turn, sha256, text }) => ({ agentId, attempt, turn, sha256, ...(text === undefined ? {} : { characters: text.length }) })),
-    warnings: warnings(runDir),
+    warnings: runWarnings(runDir),
     problems: files.problems,
   };
 }

@@ -17,6 +17,11 @@
 /** `legacy`: `{{ name }}` placeholders, unused values allowed (script language 1). */
 export type PromptSyntax = 'braces' | 'legacy';
 
+/** Runs launched before script language 2 (no `scriptLanguage` in their snapshot) keep `{{name}}` templates. */
+export function promptSyntaxOf(scriptLanguage: number | undefined): PromptSyntax {
+  return scriptLanguage === undefined ? 'legacy' : 'braces';
+}
+
 const TOKEN = /\{\{|\}\}|\{([A-Za-z_$][\w$]*)\}/g;
 const LEGACY_PLACEHOLDER = /\{\{\s*([A-Za-z_$][\w$]*)\s*\}\}/g;
 

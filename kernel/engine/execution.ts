@@ -15,23 +15,26 @@ import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
 import { sandboxReplayTable, type ReplaySource } from './replay.js';
-import type { JournalRecord } from './journal-record.js';
+import { mismatch, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import { sandboxHandlers, type Incoming, type SandboxProgram } from './sandbox-bridge.js';
 import { Steps } from './steps.js';
 import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
-import { parseShellArgs, recordedShell } from './ops/shell.js';
+import { performShell, replayShell } from './ops/shell.js';
 import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
-import type { PromptSyntax } from '../template.js';
+import { promptSyntaxOf, type PromptSyntax } from '../template.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
+import { OptionNotes } from './foreign-options.js';
+import { appendRunEvent } from './run-log.js';
+import { cancelUnfinishedAgents } from './unfinished-agents.js';
 
 import { scriptGlobals, type ExecutionEnv, type SegmentOutcome } from './execution-types.js';
 
@@ -63,6 +66,7 @@ export class RunExecution implements FunctionHost {
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
   #resumeWaiters: (() => void)[] = [];
+  readonly #optionNotes: OptionNotes;
 
   constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
     const { journal, replay, nextSeq } = source;
@@ -85,6 +89,7 @@ export class RunExecution implements FunctionHost {
       nextSeq,
     );
     this.#record = record;
+    this.#optionNotes = new OptionNotes(env.kernel, env.registry, (message) => appendRunEvent(record.runDir, { at: new Date().toISOString(), type: 'warning', message }));
     this.#journal = journal;
     this.#replay = replay;
     this.#onEnd = onEnd;
@@ -121,9 +126,10 @@ export class RunExecution implements FunctionHost {
       agentSlots: env.agentSlots,
       scopeCwds: this.#scopeCwds,
       signal: this.#abort.signal,
+      noteOptions: (site: string, options: Readonly<Record<string, unknown>>) => this.#optionNotes.note(site, options),
     };
     this.#agents = new AgentOps(agentDeps, (scope, site, perform) =>
-      this.#steps.step(scope, site, 'agent', (past) => (past.kind === 'agent' ? past.value : this.#mismatch(past, 'agent')), async (key, occurrence) => {
+      this.#steps.step(scope, site, 'agent', (past) => (past.kind === 'agent' ? past.value : mismatch(past, 'agent')), async (key, occurrence) => {
         const { value, usage } = await perform(key, occurrence);
         return { value, body: { kind: 'agent', value, usage } };
       }),
@@ -138,12 +144,12 @@ export class RunExecution implements FunctionHost {
     return this.#env.extensionSettings;
   }
 
-  /** Runs launched before script language 2 keep `{{name}}` templates (kernel/template.ts). */
   get promptSyntax(): PromptSyntax {
-    return this.#record.snapshot.scriptLanguage === undefined ? 'legacy' : 'braces';
+    return promptSyntaxOf(this.#record.snapshot.scriptLanguage);
   }
 
-  start({ program, sites }: SandboxProgram): void {
+  start({ program, sites, locate, agentOptionKeys }: SandboxProgram): void {
+    if (agentOptionKeys !== undefined) this.#optionNotes.launchKeys = agentOptionKeys;
     const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
     const handlers = sandboxHandlers({
       replay: this.#replay,
@@ -164,6 +170,7 @@ export class RunExecution implements FunctionHost {
         args: this.#record.snapshot.args,
         globals,
         promptSyntax: this.promptSyntax,
+        ...(locate === undefined ? {} : { locate }),
         replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives),
       },
       handlers,
@@ -187,6 +194,7 @@ export class RunExecution implements FunctionHost {
     let ended = outcome;
     try {
       this.#agents.dispose();
+      if (outcome === 'completed' || outcome === 'failed') cancelUnfinishedAgents(this.#record);
       persist();
     } catch (error) {
       this.#env.warn?.(asWorkflowError(error));
@@ -318,34 +326,13 @@ export class RunExecution implements FunctionHost {
     this.#env.kernel.hooks.journal.recorded.call({ run: this.#access.run, key: record.key, kind: record.kind, replayed, ...(usage ? { usage } : {}), access: this.#access });
   }
 
-  #mismatch(record: JournalRecord, expected: string): never {
-    throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, {
-      key: record.key,
-      reason: 'nondeterministic_replay',
-    });
-  }
-
   // ---- core operations -------------------------------------------------
 
   #shell(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    return this.#steps.step(
-      scope,
-      site,
-      'shell',
-      (record) => (record.kind === 'shell' ? record.value : this.#mismatch(record, 'shell')),
-      async (key) => {
-        // Parsed once the call holds its key: an invalid call still counts as an occurrence, as in the sandbox.
-        const value = await recordedShell(parseShellArgs(args), {
-          key,
-          scope,
-          phase: this.#record.snapshot.phase,
-          cwd: this.#scopeCwds.of(scope).cwd,
-          runDir: this.#record.runDir,
-          maxValueBytes: this.#env.pool.limits.maxValueBytes,
-          signal: this.#abort.signal,
-        });
-        return { value: { ...value }, body: { kind: 'shell', value } };
-      },
+    const { runDir } = this.#record;
+    const { maxValueBytes } = this.#env.pool.limits;
+    return this.#steps.step(scope, site, 'shell', replayShell, (key) =>
+      performShell(args, { key, scope, phase: this.#record.snapshot.phase, cwd: this.#scopeCwds.of(scope).cwd, runDir, maxValueBytes, signal: this.#abort.signal }),
     );
   }
 
@@ -363,7 +350,7 @@ export class RunExecution implements FunctionHost {
       segment,
       name,
       (record) => {
-        if (record.kind !== 'function' || record.name !== name) return this.#mismatch(record, `function ${name}`);
+        if (record.kind !== 'function' || record.name !== name) return mismatch(record, `function ${name}`);
         registry.assertFunctionOutput(name, record.value);
         return record.value;
       },
@@ -393,7 +380,7 @@ export class RunExecution implements FunctionHost {
       scope,
       site,
       step.what,
-      (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : this.#mismatch(record, step.what)),
+      (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : mismatch(record, step.what)),
       async (key) => {
         const value = await step.perform(key);
         return { value, body: { kind: 'primitive', name: step.what, value } };

@@ -12,13 +12,7 @@ import { AGENT_STATES, CHECKPOINT_STATES, RUN_STATES, type AgentState, type Chec
 /** Identity version 6 is required to resume (spec 1 "Versioning"). */
 export const IDENTITY_VERSION = 6;
 
-/**
- * The script language of runs launched now: 2 is `prompt`'s `{name}`
- * placeholders and the preflight's compatibility rules (docs/runs.md).
- * Snapshots without the field are language 1 (`{{name}}`), which their
- * stored scripts keep on resume and retry so they replay their journals.
- */
-export const SCRIPT_LANGUAGE = 2;
+export { SCRIPT_LANGUAGE } from '../script-language.js';
 
 export interface FailureInfo {
   readonly code: string;

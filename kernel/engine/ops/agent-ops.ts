@@ -31,6 +31,8 @@ export interface AgentOpsDeps extends Omit<AgentEnvDeps, 'handleSessions' | 'adm
   readonly agentSlots: Slots;
   readonly scopeCwds: ScopeCwds;
   readonly signal: AbortSignal;
+  /** Sees each performed call's options (the call site without a handle's name): warnings about foreign options. */
+  noteOptions?(site: string, options: AgentCallOptions): void;
 }
 
 export class AgentOps {
@@ -80,6 +82,7 @@ export class AgentOps {
   ): Promise<JsonValue> {
     return this.#step(scope, site, async (key, occurrence) => {
       const { prompt, options } = request();
+      this.#deps.noteOptions?.(handle === undefined ? site : site.slice(0, site.lastIndexOf('@')), options);
       const label = options.label ?? handle?.name ?? options.model ?? 'agent';
       const place = this.#deps.scopeCwds.of(scope);
       const identity = {

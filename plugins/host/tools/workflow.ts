@@ -15,6 +15,8 @@ export interface StartedRun {
   readonly delivery: 'follow-up';
   /** Set when a foreground wait ended early. */
   readonly message?: string;
+  /** What the launch warned about (agent options another runtime gives a meaning ...). */
+  readonly warnings?: readonly string[];
 }
 
 const WAIT_ENDS = {
@@ -31,13 +33,14 @@ const WAIT_ENDS = {
 export async function followRun(handle: RunHandle, foreground: boolean, call: ToolCall): Promise<RunResult | StartedRun> {
   const { host } = call;
   host.adopt(handle, call.ctx);
-  const started: StartedRun = { runId: handle.runId, state: 'running', delivery: 'follow-up' };
+  const warnings = handle.warnings === undefined ? {} : { warnings: handle.warnings };
+  const started: StartedRun = { runId: handle.runId, state: 'running', delivery: 'follow-up', ...warnings };
   if (!foreground) {
     host.watch(handle);
     return started;
   }
   const result = await host.finish(handle, call.ctx, call.signal);
-  if (typeof result !== 'string') return result;
+  if (typeof result !== 'string') return { ...result, ...warnings };
   return { ...started, message: `${WAIT_ENDS[result]}: run ${handle.runId} continues in the background, and its end arrives as one follow-up message.` };
 }
 
