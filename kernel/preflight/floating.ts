@@ -53,7 +53,12 @@ function discardedAt(call: Node, parents: Parents): Node | undefined {
     }
     if (parent.type === 'ExpressionStatement') return parent;
     if (parent.type === 'UnaryExpression' && parent.operator === 'void') return parent;
-    if (parent.type === 'SequenceExpression' && parent.expressions[parent.expressions.length - 1] !== node) return parent;
+    if (parent.type === 'SequenceExpression') {
+      // Only the last expression's value is the sequence's.
+      if (parent.expressions[parent.expressions.length - 1] !== node) return parent;
+      node = parent;
+      continue;
+    }
     return undefined;
   }
 }
