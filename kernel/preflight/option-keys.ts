@@ -17,7 +17,8 @@ export function agentOptionKeys(sites: readonly Site[]): Readonly<Record<string,
     for (const property of options.properties) {
       if (property.type !== 'Property' || property.computed) continue;
       const key = propertyKey(property.key);
-      if (key === undefined) continue;
+      // A handle's name is agent.create's own option.
+      if (key === undefined || (key === 'name' && site.kind === 'create')) continue;
       const list = found.get(key) ?? [];
       if (!list.includes(site.id)) list.push(site.id);
       found.set(key, list);
