@@ -192,7 +192,7 @@ describe('names a script does not have', () => {
 describe('launch facts for warnings and errors', () => {
   it('collects the option names of agent, create and send literals by site, dynamic values included', () => {
     const result = compile("const s = args.s;\nawait agent('x', { schema: s, label: 'a' });\nconst h = agent.create({ name: 'h', isolation: 'worktree' });\nawait h.send('y', { schema: s });");
-    expect(result.agentOptionKeys).toEqual({ schema: ['2:7', '4:9'], label: ['2:7'], name: ['3:11'], isolation: ['3:11'] });
+    expect(result.agentOptionKeys).toEqual({ schema: ['2:7', '4:9'], label: ['2:7'], isolation: ['3:11'] });
   });
 
   it('maps a position of the program back to the script, through the site rewrites', () => {
