@@ -12,6 +12,7 @@ import { exportCommand } from './export.js';
 import { bundleCommand } from './bundle/command.js';
 import { inspectCommand } from './inspect.js';
 import { listCommand } from './list.js';
+import { reportCommand } from './report.js';
 import { resumeCommand } from './resume.js';
 import { retryCommand } from './retry.js';
 import { runCommand } from './run.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   cleanupCommand,
   inspectCommand,
   transcriptCommand,
+  reportCommand,
   exportCommand,
   bundleCommand,
 ];
