@@ -9,7 +9,8 @@ import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.j
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readRunSource, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { readCheckedSource, sourceSha256 } from './source-digest.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
 import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
@@ -23,9 +24,11 @@ import { LaunchPrep } from './launch-prep.js';
 import { appendRunEvent } from './run-log.js';
 import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
+import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
+import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
@@ -128,6 +131,7 @@ export class WorkflowEngine {
       agentConfigurations: {},
       agentSessions: {},
       ...fields,
+      sourceSha256: sourceSha256(source),
       plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
       proposals: Object.fromEntries(segment.proposals),
     };
@@ -232,11 +236,11 @@ export class WorkflowEngine {
     return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`. */
+  /** Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background. */
   recoverInterrupted(cwd: string): string[] {
-    return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit))
-      .map((entry) => entry.runId);
+    const recovered = this.#runs(cwd).filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit));
+    void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
+    return recovered.map((entry) => entry.runId);
   }
 
   async resume(cwd: string, runId: string, options: ResumeOptions = {}): Promise<RunHandle> {
@@ -265,7 +269,7 @@ export class WorkflowEngine {
     if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
-    const source = readRunSource(runDir);
+    const { source, sha256 } = readCheckedSource(runDir, snapshot, 'resume');
     const compiled = this.#prep.recompile(source, snapshot.scriptLanguage);
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('resume', cwd, settings, snapshot, {
@@ -276,6 +280,8 @@ export class WorkflowEngine {
     // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
     const opened = this.#open(record);
     try {
+      // No shell group a dead host of this run left may run beside the commands the run runs again.
+      await stopOrphanGroups(orphanSources(this.root, snapshot, { runId, runDir }));
       for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
       persistSegment(record, segment, { proposals: true });
       if (segment.held) {
@@ -285,6 +291,8 @@ export class WorkflowEngine {
       }
       record.transition('running', (draft) => {
         delete draft.failure;
+        // A run created before digests were recorded gets its source's now: later resumes are checked.
+        draft.sourceSha256 ??= sha256;
         if (options.foreground !== undefined) draft.launchMode = options.foreground ? 'foreground' : 'background';
       });
     } catch (error) {
@@ -304,13 +312,15 @@ export class WorkflowEngine {
     const retryable = state === 'failed' || (state === 'stopped' && options.allowStopped === true);
     if (!retryable) throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
     checkIdentity(runId, source.snapshot);
+    const script = readCheckedSource(source.runDir, source.snapshot, 'retry').source;
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
-    return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
+    await stopOrphanGroups(orphanSources(this.root, { ...source.snapshot, lineage }));
+    return this.#create(cwd, script, settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
       launchMode,
@@ -362,7 +372,9 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    return stopStored(found.runDir, this.#emit);
+    const result = stopStored(found.runDir, this.#emit);
+    if (result.stopped) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
+    return result;
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */

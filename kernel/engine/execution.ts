@@ -26,6 +26,7 @@ import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
 import { promptSyntaxOf, type PromptSyntax } from '../template.js';
+import { boundaryCopy } from '../json-boundary.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
@@ -67,6 +68,8 @@ export class RunExecution implements FunctionHost {
   #closing = false;
   #resumeWaiters: (() => void)[] = [];
   readonly #optionNotes: OptionNotes;
+  /** Shell calls in flight: a stop or interrupt waits until their process groups are gone. */
+  readonly #shells = new Set<Promise<unknown>>();
 
   constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
     const { journal, replay, nextSeq } = source;
@@ -229,8 +232,7 @@ export class RunExecution implements FunctionHost {
   async stop(): Promise<void> {
     if (this.#ended || this.#closing) return;
     this.#closing = true;
-    this.#abort.abort();
-    await this.#script?.terminate();
+    await this.#cancelInFlight();
     this.#end('stopped', () => this.#record.transition('stopped', this.#stamp));
   }
 
@@ -238,9 +240,14 @@ export class RunExecution implements FunctionHost {
   async interrupt(): Promise<void> {
     if (this.#ended || this.#closing) return;
     this.#closing = true;
-    this.#abort.abort();
-    await this.#script?.terminate();
+    await this.#cancelInFlight();
     this.#end('interrupted', () => this.#record.transition('interrupted', this.#stamp));
+  }
+
+  /** Aborts every operation; the state is saved once the script stopped and no shell's process group runs (bounded by the shells' grace). */
+  async #cancelInFlight(): Promise<void> {
+    this.#abort.abort();
+    await Promise.all([this.#script?.terminate(), Promise.allSettled([...this.#shells])]);
   }
 
   /** Cooperative: no new operation starts; the run is paused once active ones finish. */
@@ -331,9 +338,12 @@ export class RunExecution implements FunctionHost {
   #shell(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     const { runDir } = this.#record;
     const { maxValueBytes } = this.#env.pool.limits;
-    return this.#steps.step(scope, site, 'shell', replayShell, (key) =>
-      performShell(args, { key, scope, phase: this.#record.snapshot.phase, cwd: this.#scopeCwds.of(scope).cwd, runDir, maxValueBytes, signal: this.#abort.signal }),
-    );
+    return this.#steps.step(scope, site, 'shell', replayShell, (key) => {
+      const call = performShell(args, { key, scope, phase: this.#record.snapshot.phase, cwd: this.#scopeCwds.of(scope).cwd, runDir, maxValueBytes, signal: this.#abort.signal });
+      // A stop or interrupt waits until the call's process group is gone.
+      this.#shells.add(call);
+      return call.finally(() => this.#shells.delete(call));
+    });
   }
 
   invoke(name: string, input: JsonValue, scope: Scope, label?: string): Promise<JsonValue> {
@@ -355,15 +365,16 @@ export class RunExecution implements FunctionHost {
         return record.value;
       },
       async () => {
-        registry.assertFunctionInput(name, input);
+        // Its own frozen copy of the input, bounded before anything walks it: a JSON copy (structuredClone costs ten times more).
+        const frozen = deepFreeze(boundaryCopy(input, `The input of function ${name}`) as Readonly<Record<string, JsonValue>>);
+        registry.assertFunctionInput(name, frozen);
         const definition = registry.getFunction(name)!.definition;
         const fnScope = [...scope, segment];
         const context = createFunctionContext(this, fnScope);
-        // Its own frozen copy of the input: a JSON copy (the input is JSON; structuredClone costs ten times more).
-        const frozen = deepFreeze(JSON.parse(JSON.stringify(input ?? null)) as Readonly<Record<string, JsonValue>>);
         const output = (await this.runInScope(fnScope, () => definition.run(frozen, context))) as JsonValue;
-        registry.assertFunctionOutput(name, output);
-        const value = JSON.parse(JSON.stringify(output ?? null)) as JsonValue;
+        // Copied (and so bounded) before the schema check walks it.
+        const value = boundaryCopy(output, `The output of function ${name}`);
+        registry.assertFunctionOutput(name, value);
         return { value, body: { kind: 'function', name, value } };
       },
     );

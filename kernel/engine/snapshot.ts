@@ -77,6 +77,8 @@ export interface RunSnapshot {
   readonly activeMs?: number;
   /** The script language the run was launched with (SCRIPT_LANGUAGE); absent: 1. Retry children keep their source's. */
   readonly scriptLanguage?: number;
+  /** SHA-256 of workflow.js, recorded at creation (absent in runs created before it was; see source-digest.ts). */
+  readonly sourceSha256?: string;
 }
 
 const stringMap = { type: 'object', additionalProperties: true } as const;
@@ -173,6 +175,7 @@ const SNAPSHOT_SCHEMA = {
     },
     activeMs: { type: 'number', minimum: 0 },
     scriptLanguage: { type: 'integer', minimum: 2 },
+    sourceSha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
 } as const;
 

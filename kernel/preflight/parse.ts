@@ -10,7 +10,6 @@ import type { estree, Node } from './ast.js';
 import { LineIndex, syntaxError } from './position.js';
 import { forbiddenSyntax } from './rules.js';
 import { moduleForms, type ModuleForms } from './module-syntax.js';
-import type { WorkflowError } from '../errors.js';
 
 export const PROGRAM_PREFIX = '(async () => {';
 export const PROGRAM_SUFFIX = '\n})()';
@@ -74,7 +73,9 @@ function wrapperClose(program: estree.Program): number {
   return close;
 }
 
-function parseFailure(error: unknown, text: string, lines: LineIndex): WorkflowError {
+function parseFailure(error: unknown, text: string, lines: LineIndex): Error {
+  // The converter of rollup's tree recurses: preflight() reports a stack overflow as too deep a nesting.
+  if (error instanceof RangeError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // Rollup's converter panics on `with` (reported without a position, printed by the native
   // module): point at the first `with (` rather than parse again.
