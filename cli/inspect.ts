@@ -34,7 +34,7 @@ export function isFailedRun(run: StatusSummary): boolean {
 }
 
 /** `warning` entries of events.jsonl (read bounded, never through a link); a torn line is skipped, an unreadable file is a problem. */
-function warnings(runDir: string, problems: string[]): { at?: string; message: string }[] {
+export function runWarnings(runDir: string, problems: string[] = []): { at?: string; message: string }[] {
   const events = readRunEvents(runDir);
   if (events.problem !== undefined) problems.push(events.problem);
   return events.entries.flatMap((entry) => (entry.type === 'warning' && typeof entry['message'] === 'string' ? [{ at: entry.at, message: entry['message'] }] : []));
@@ -59,7 +59,7 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
       }),
     ),
     systemPrompts: files.systemPrompts.map(({ agentId, attempt, turn, sha256, text }) => ({ agentId, attempt, turn, sha256, ...(text === undefined ? {} : { characters: text.length }) })),
-    warnings: warnings(runDir, problems),
+    warnings: runWarnings(runDir, problems),
     problems,
   };
 }

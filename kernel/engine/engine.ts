@@ -17,10 +17,11 @@ import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
-import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { IDENTITY_VERSION, SCRIPT_LANGUAGE, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
+import { appendRunEvent } from './run-log.js';
 import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
 import { asWorkflowError } from './settle.js';
@@ -88,15 +89,18 @@ export class WorkflowEngine {
     }
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
     const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {}, ...(parent ? { parent } : {}) });
-    await this.#prep.checkLaunch(launch, settings, segment);
+    const checked = await this.#prep.checkLaunch(launch, settings, segment);
+    // `export const meta = { description }` describes the run unless the launch does.
+    const description = launch.description ?? checked.compiled.meta?.description;
     return this.#create(launch.cwd, launch.source, settings, segment, {
-      workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
+      workflow: { name: launch.name, ...(description === undefined ? {} : { description }) },
       args: launch.args ?? null,
       launchMode: launch.foreground ? 'foreground' : 'background',
       lineage: [],
+      scriptLanguage: SCRIPT_LANGUAGE,
       ...(launch.concurrency === undefined ? {} : { concurrency: launch.concurrency }),
       ...(launch.parentRunId === undefined ? {} : { parentRunId: launch.parentRunId }),
-    });
+    }, checked.warnings);
   }
 
   async #create(
@@ -105,10 +109,11 @@ export class WorkflowEngine {
     settings: LoadedSettings,
     segment: Segment,
     fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
-      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
+      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations' | 'scriptLanguage'>>,
+    warnings: readonly string[] = [],
   ): Promise<RunHandle> {
     // Everything that can refuse the run is checked before its directory exists.
-    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source) : this.#prep.compile(source);
+    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source, fields.scriptLanguage) : this.#prep.compile(source);
     loadLineage(this.root, { cwd, sessionId: this.sessionId, lineage: fields.lineage }, loadingRegistry());
     const runId = newRunId();
     const now = new Date().toISOString();
@@ -143,7 +148,8 @@ export class WorkflowEngine {
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
     try {
-      return this.#start(record, opened, sandboxProgram(compiled), settings, segment);
+      for (const message of warnings) appendRunEvent(runDir, { at: now, type: 'warning', message });
+      return this.#start(record, opened, sandboxProgram(compiled), settings, segment, warnings);
     } catch (error) {
       // A launch that did not start leaves nothing that could run later.
       abandon(runDir, () => undefined);
@@ -168,7 +174,7 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment, warnings: readonly string[] = []): RunHandle {
     const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
@@ -202,7 +208,12 @@ export class WorkflowEngine {
       throw error;
     }
     const running = execution;
-    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record, running.fault)) };
+    const handle: RunHandle = {
+      runId: record.runId,
+      runDir: record.runDir,
+      outcome: execution.finished.then(() => this.#outcome(record, running.fault)),
+      ...(warnings.length === 0 ? {} : { warnings }),
+    };
     this.#live.set(record.runId, { execution, handle, record });
     return handle;
   }
@@ -298,7 +309,7 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
     const { source, sha256 } = readCheckedSource(runDir, snapshot, 'resume');
-    const compiled = this.#prep.recompile(source);
+    const compiled = this.#prep.recompile(source, snapshot.scriptLanguage);
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('resume', cwd, settings, snapshot, {
       request: options.options ?? {},
@@ -359,6 +370,8 @@ export class WorkflowEngine {
       plugins: source.snapshot.plugins,
       agentConfigurations: source.snapshot.agentConfigurations,
       ...(source.snapshot.concurrency === undefined ? {} : { concurrency: source.snapshot.concurrency }),
+      // The child replays its source's journals, so it keeps its source's script language.
+      ...(source.snapshot.scriptLanguage === undefined ? {} : { scriptLanguage: source.snapshot.scriptLanguage }),
     });
   }
 
