@@ -84,7 +84,7 @@ const shareApp = {
 };
 
 // The trajectory viewer's browser app: one self-contained file the viewer
-// serves as /<token>/app.js and a report inlines (plugins/trajectory/page.ts,
+// serves as /<token>/app.js and a report inlines (lib/trajectory/page.ts,
 // report.ts). Its Markdown renderer and sanitizer (marked, DOMPurify) are
 // bundled in, so neither page ever loads code from elsewhere.
 const trajectoryApp = {

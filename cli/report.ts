@@ -2,7 +2,7 @@
  * `wfcli report <run-id> [--output <file>] [--no-transcripts]`: one
  * self-contained HTML file of a run of this project (any session): result,
  * phases, timeline, agents and, unless left out, every attempt's transcript
- * (plugins/trajectory/report.ts). It opens offline and makes no request.
+ * (lib/trajectory/report.ts). It opens offline and makes no request.
  * Reads the run store and the transcripts only (no Pi session); the viewer's
  * code loads only when this command runs. The file is written atomically,
  * mode 0600: a report holds what the transcripts hold.
@@ -16,7 +16,7 @@ import { findStoredRun } from './session.js';
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const { runDir, snapshot } = findStoredRun(io, runId);
-  const [{ buildModel }, { reportHtml, runTranscripts }] = await Promise.all([import('../plugins/trajectory/model.js'), import('../plugins/trajectory/report.js')]);
+  const [{ buildModel }, { reportHtml, runTranscripts }] = await Promise.all([import('../lib/trajectory/model.js'), import('../lib/trajectory/report.js')]);
   const executing = readRunLock(runDir) !== undefined;
   // An active run whose host died reads as interrupted, as in status and list.
   const model = buildModel(summarize(shownSnapshot(snapshot, runDir, executing), executing), runDir);

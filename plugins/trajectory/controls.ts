@@ -9,13 +9,9 @@
  */
 import { createAjv, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
 
-export type ControlAction = 'pause' | 'cancel-pause' | 'resume' | 'stop' | 'approve' | 'reject';
+import type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
 
-/** One button of the page; `checkpoint` names the checkpoint an approve or reject answers. */
-export interface ControlView {
-  readonly action: ControlAction;
-  readonly checkpoint?: string;
-}
+export type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
 
 export interface ControlRequest {
   readonly action: ControlAction;

@@ -14,7 +14,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CALLS_FILE, EVENTS_FILE, messageOf } from '../../kernel/index.js';
-import { pageHtml, TRAJECTORY_CSS, trajectoryAppScript } from './page.js';
+import { pageHtml, TRAJECTORY_CSS, trajectoryAppScript } from '../../lib/trajectory/page.js';
 
 export const TRAJECTORY_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

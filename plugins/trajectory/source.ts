@@ -7,11 +7,11 @@
 import { statSync } from 'node:fs';
 import type { RunHandle, WorkflowEngine } from '../../kernel/index.js';
 import { availableControls, parseControlRequest, performControl } from './controls.js';
-import { buildModel, type LiveStarts } from './model.js';
-import { reportHtml, runTranscripts } from './report.js';
+import { buildModel, type LiveStarts } from '../../lib/trajectory/model.js';
+import { reportHtml, runTranscripts } from '../../lib/trajectory/report.js';
 import { searchTranscripts } from './search.js';
 import type { RunSource } from './server.js';
-import { buildTranscript, transcriptFiles } from './transcript.js';
+import { buildTranscript, transcriptFiles } from '../../lib/trajectory/transcript.js';
 
 export interface RunSourceInput {
   readonly engine: WorkflowEngine;

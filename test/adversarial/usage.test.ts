@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusSummary } from '../../kernel/index.js';
-import { buildModel } from '../../plugins/trajectory/model.js';
+import { buildModel } from '../../lib/trajectory/model.js';
 import { createCliHome, readJson, type CliHome } from './cli-home.js';
 
 let home: CliHome;

@@ -7,9 +7,9 @@
  * Download report), which reads everything from its own inert JSON block
  * and makes no request.
  */
-import type { TrajectoryModel } from '../model.js';
-import type { ReportData } from '../report.js';
-import type { TranscriptView } from '../transcript.js';
+import type { TrajectoryModel } from '../../../lib/trajectory/model.js';
+import type { ReportData } from '../../../lib/trajectory/report.js';
+import type { TranscriptView } from '../../../lib/trajectory/transcript.js';
 import { renderControls } from './controls.js';
 import { el, text } from './dom.js';
 import { clock } from './format.js';

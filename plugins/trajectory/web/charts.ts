@@ -4,7 +4,7 @@
  * tokens and cost), and a bar per agent of its tokens (input and output)
  * with its cost. Rows follow the tree order the caller gives.
  */
-import type { AgentView, AttemptView } from '../model.js';
+import type { AgentView, AttemptView } from '../../../lib/trajectory/model.js';
 import { el, svg } from './dom.js';
 import { duration, usageText } from './format.js';
 

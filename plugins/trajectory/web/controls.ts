@@ -6,7 +6,7 @@
  * answer (or why not) shows beside the buttons, and the run's stream
  * redraws the page with the new state.
  */
-import type { ControlView } from '../controls.js';
+import type { ControlView } from '../../../lib/trajectory/model.js';
 import { el } from './dom.js';
 
 const LABELS: Readonly<Record<ControlView['action'], string>> = {

@@ -4,7 +4,7 @@
  * token/cost chart (SVG drawn here), calls, shells, checkpoints, budget
  * events and logs. Text goes in through textContent only, never as markup.
  */
-import type { AgentView, TrajectoryModel, TreeView } from '../model.js';
+import type { AgentView, TrajectoryModel, TreeView } from '../../../lib/trajectory/model.js';
 import { el, table } from './dom.js';
 import { attemptChart, usageChart } from './charts.js';
 import { clock, duration, usageText } from './format.js';

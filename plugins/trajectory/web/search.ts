@@ -5,9 +5,9 @@
  * only, so nothing of a transcript reaches the page unopened); a report
  * holds its transcripts and searches them here.
  */
-import type { TrajectoryModel } from '../model.js';
-import type { TranscriptView } from '../transcript.js';
-import { countMatches, itemTexts } from '../search-text.js';
+import type { TrajectoryModel } from '../../../lib/trajectory/model.js';
+import type { TranscriptView } from '../../../lib/trajectory/transcript.js';
+import { countMatches, itemTexts } from '../../../lib/trajectory/search-text.js';
 import { el } from './dom.js';
 
 export interface SearchHit {

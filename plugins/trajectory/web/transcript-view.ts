@@ -5,8 +5,8 @@
  * arguments, each result with its duration and whether it failed. Items that
  * match the search text are marked.
  */
-import type { TranscriptItemView, TranscriptView } from '../transcript.js';
-import { countMatches, itemTexts } from '../search-text.js';
+import type { TranscriptItemView, TranscriptView } from '../../../lib/trajectory/transcript.js';
+import { countMatches, itemTexts } from '../../../lib/trajectory/search-text.js';
 import { el, table } from './dom.js';
 import { clock, duration } from './format.js';
 import { markdown } from './markdown.js';

@@ -10,7 +10,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrajectoryPlugin } from '../../../plugins/trajectory/index.js';
-import type { TrajectoryModel } from '../../../plugins/trajectory/model.js';
+import type { TrajectoryModel } from '../../../lib/trajectory/model.js';
 import { createHarness, gated, gateStarted, release, waitFor, type Harness } from '../../support/engine-harness.js';
 
 let h: Harness;

@@ -19,8 +19,16 @@ import {
   type PrimitiveCallRecord,
   type StatusSummary,
 } from '../../kernel/index.js';
-import type { ControlView } from './controls.js';
 import { transcriptFiles } from './transcript.js';
+
+
+export type ControlAction = 'pause' | 'cancel-pause' | 'resume' | 'stop' | 'approve' | 'reject';
+
+/** One button of the run page; `checkpoint` names the checkpoint an approve or reject answers. */
+export interface ControlView {
+  readonly action: ControlAction;
+  readonly checkpoint?: string;
+}
 
 /** Format of the JSON the page reads (`/api/runs/<id>` and the stream). */
 export const TRAJECTORY_MODEL_VERSION = 1;

@@ -14,9 +14,9 @@
  */
 import { isAbsolute } from 'node:path';
 import { messageOf } from '../../kernel/index.js';
-import { readFileStart } from '../../lib/transcripts/text.js';
-import { currentBranch, parseSessionFile, type ContentBlock, type SessionEntry } from '../../lib/transcripts/session-file.js';
-import { readSessions, readSystemPrompts } from '../../lib/run-files.js';
+import { readFileStart } from '../transcripts/text.js';
+import { currentBranch, parseSessionFile, type ContentBlock, type SessionEntry } from '../transcripts/session-file.js';
+import { readSessions, readSystemPrompts } from '../run-files.js';
 
 export const TRANSCRIPT_VIEW_VERSION = 1;
 /** The most of a session file one view reads. */
