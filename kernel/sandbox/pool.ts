@@ -12,7 +12,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import { createAjv } from '../json-schema.js';
+import { compileOnFirstUse } from '../json-schema.js';
 import { LineReader } from './lines.js';
 import { Monitor, type Runaway } from './monitor.js';
 import { sandboxLaunch } from './launch.js';
@@ -73,7 +73,7 @@ export function errorFromPayload(payload: ErrorPayload): WorkflowError {
   return new WorkflowError('INTERNAL_ERROR', `Workflow script failed: ${payload.message}`, { reason: 'script_error' });
 }
 
-const validateMessage = createAjv({ discriminator: true, allErrors: false }).compile(WORKER_MESSAGE_SCHEMA);
+const validateMessage = compileOnFirstUse(WORKER_MESSAGE_SCHEMA, { discriminator: true, allErrors: false });
 /** Messages waiting for their macrotask before the process's output is paused. */
 const QUEUE_HIGH = 256;
 const STDERR_KEPT = 8 * 1024;
