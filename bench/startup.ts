@@ -11,6 +11,7 @@
  *   BENCH wfcli_status_ms              `wfcli status <run-id>`
  *   BENCH wfcli_run_shell_ms           `wfcli run --script examples/hello.js` (shell commands, no agent)
  *
+ * BENCH_STARTUP_PACKAGE=<dir> measures another built checkout (a baseline) with this one's Pi and examples.
  * Each figure is the median of BENCH_STARTUP_RUNS runs (default 7, at least 5).
  * The package is installed the way users get it: `npm pack` of the built
  * package, installed with its runtime dependencies only (no dev or peer
@@ -32,6 +33,8 @@ const { fileURLToPath } = await import('node:url');
 const { ensurePiLatest } = await import('../scripts/pi-latest.js');
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The built package to install: this checkout, or BENCH_STARTUP_PACKAGE (another checkout's root, built) to compare. */
+const PACKED = process.env['BENCH_STARTUP_PACKAGE'] ?? ROOT;
 const RUNS = Math.max(5, Number(process.env['BENCH_STARTUP_RUNS'] ?? 7));
 const LISTED_RUNS = 200;
 const TIME = '/usr/bin/time';
@@ -89,7 +92,7 @@ function sample(home: Home, script: string, args: readonly string[]): Sample {
 function installPackage(parent: string): string {
   const packs = join(parent, 'packs');
   mkdirSync(packs);
-  execFileSync('npm', ['pack', '--silent', '--pack-destination', packs], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', packs], { cwd: PACKED, stdio: ['ignore', 'ignore', 'inherit'] });
   const tarball = readdirSync(packs).find((file) => file.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack wrote no tarball');
   const prefix = join(parent, 'install');

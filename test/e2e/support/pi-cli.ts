@@ -184,7 +184,7 @@ const HANG_MS = 40_000;
  * imports from the nearest node_modules copy before its own modules, so
  * `pi install <repo>` would run the package on 0.87.1's SDK inside any `pi`.
  * The copy here has `package.json`, `CHANGELOG.md`, `tsconfig.json` (still a
- * source checkout: no update notice) and `dist/`, and a node_modules of
+ * source checkout: no update notice), `dist/` and `prompts/`, and a node_modules of
  * links to the runtime `dependencies` only; `@earendil-works/*` and
  * `typebox` come from the `pi` that loads it.
  */
@@ -192,7 +192,7 @@ export async function installPackage(home: PiHome): Promise<string> {
   const root = join(home.home, 'workflows-package');
   mkdirSync(join(root, 'node_modules'), { recursive: true });
   for (const file of ['package.json', 'CHANGELOG.md', 'tsconfig.json']) cpSync(join(REPO_ROOT, file), join(root, file));
-  cpSync(join(REPO_ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+  for (const dir of ['dist', 'prompts']) cpSync(join(REPO_ROOT, dir), join(root, dir), { recursive: true });
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
   for (const name of Object.keys(manifest.dependencies ?? {})) {
     mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
