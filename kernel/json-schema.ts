@@ -2,11 +2,19 @@
  * ajv set-up shared by every JSON boundary (settings, registry schemas,
  * function input/output, journal records).
  */
-import { Ajv, type ErrorObject, type Options, type Schema, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Options, Schema, ValidateFunction } from 'ajv';
+
+let ajvModule: typeof import('ajv') | undefined;
+
+/** ajv itself, loaded on the first validator made: loading its modules is a cost of its own, which a Pi start or `wfcli --help` need not pay. */
+export function loadAjv(): typeof import('ajv') {
+  return (ajvModule ??= createRequire(import.meta.url)('ajv') as typeof import('ajv'));
+}
 
 /** A strict validator: unknown schema keywords are errors, every error is reported. */
 export function createAjv(options: Options = {}): Ajv {
-  return new Ajv({ strict: true, allErrors: true, ...options });
+  return new (loadAjv().Ajv)({ strict: true, allErrors: true, ...options });
 }
 
 /** `createAjv(options)`, made on first call and then shared by the validators that pass it to `compileOnFirstUse`. */
