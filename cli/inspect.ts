@@ -8,11 +8,10 @@
  * artifacts are. Anything unreadable is named under `problems` instead of
  * hiding the rest.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { JsonValue, StatusSummary } from '../kernel/index.js';
+import { readRunEvents, type JsonValue, type StatusSummary } from '../kernel/index.js';
 import { readRunFiles } from '../lib/run-files.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
 import { projectRuns } from './list.js';
 
@@ -34,27 +33,18 @@ export function isFailedRun(run: StatusSummary): boolean {
   return FAILED_STATES.has(run.state) || run.agents.some((agent) => agent.state === 'failed');
 }
 
-/** `warning` entries of events.jsonl; a torn line is skipped. */
-function warnings(runDir: string): { at?: string; message: string }[] {
-  let text: string;
-  try {
-    text = readFileSync(join(runDir, 'events.jsonl'), 'utf8');
-  } catch {
-    return [];
-  }
-  return text.split('\n').flatMap((line) => {
-    try {
-      const entry = JSON.parse(line) as { type?: unknown; at?: unknown; message?: unknown };
-      return entry.type === 'warning' && typeof entry.message === 'string' ? [{ ...(typeof entry.at === 'string' ? { at: entry.at } : {}), message: entry.message }] : [];
-    } catch {
-      return [];
-    }
-  });
+/** `warning` entries of events.jsonl (read bounded, never through a link); a torn line is skipped, an unreadable file is a problem. */
+export function runWarnings(runDir: string, problems: string[] = []): { at?: string; message: string }[] {
+  const events = readRunEvents(runDir);
+  if (events.problem !== undefined) problems.push(events.problem);
+  return events.entries.flatMap((entry) => (entry.type === 'warning' && typeof entry['message'] === 'string' ? [{ at: entry.at, message: entry['message'] }] : []));
 }
 
 export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
   const files = readRunFiles(runDir);
-  const usage = run.agents.reduce(
+  const problems = [...files.problems];
+  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
+  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce(
     (total, agent) => ({ inputTokens: total.inputTokens + agent.usage.inputTokens, outputTokens: total.outputTokens + agent.usage.outputTokens, costUsd: total.costUsd + agent.usage.costUsd }),
     { inputTokens: 0, outputTokens: 0, costUsd: 0 },
   );
@@ -69,14 +59,13 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
       }),
     ),
     systemPrompts: files.systemPrompts.map(({ agentId, attempt, turn, sha256, text }) => ({ agentId, attempt, turn, sha256, ...(text === undefined ? {} : { characters: text.length }) })),
-    warnings: warnings(runDir),
-    problems: files.problems,
+    warnings: runWarnings(runDir, problems),
+    problems,
   };
 }
 
 function formatInspection(inspection: RunInspection): string {
-  const lines = [formatStatus(inspection.run).trimEnd()];
-  lines.push(`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`);
+  const lines = [`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`];
   for (const attempt of inspection.attempts) {
     lines.push(`  attempt    ${attempt.agentId} #${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
     if (attempt.transcript !== undefined) lines.push(`  transcript ${attempt.transcript}`);
@@ -86,24 +75,24 @@ function formatInspection(inspection: RunInspection): string {
   }
   for (const warning of inspection.warnings) lines.push(`  warning    ${warning.message}`);
   for (const problem of inspection.problems) lines.push(`  problem    ${problem}`);
-  return `${lines.join('\n')}\n`;
+  return `${[formatStatus(inspection.run).trimEnd(), ...lines.map(printable)].join('\n')}\n`;
 }
 
 function summaryLine(inspection: RunInspection): string {
   const { run } = inspection;
   const failure = run.failure === undefined ? '' : ` ${run.failure.code}`;
   const extras = [formatBudget(run.plugins), ...formatWorktrees(run.plugins).map((worktree) => `worktree ${worktree}`)].filter((part) => part !== undefined);
-  return `${run.runId}  ${run.state}${failure}  ${run.workflow.name}  ${run.agents.length} agent(s), ${formatUsage(inspection.usage)}${extras.length === 0 ? '' : `  ${extras.join('; ')}`}`;
+  return printable(`${run.runId}  ${run.state}${failure}  ${run.workflow.name}  ${run.agents.length} agent(s), ${formatUsage(inspection.usage)}${extras.length === 0 ? '' : `  ${extras.join('; ')}`}`);
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (flag(parsed, 'json') && flag(parsed, 'summary')) throw new UsageError('--json and --summary exclude each other');
   const [sessionId] = parsed.positionals;
-  const runs = projectRuns(io, sessionId, (message) => io.stderr(`warning: ${message}\n`))
+  const runs = projectRuns(io, sessionId, (message) => io.stderr(`warning: ${printable(message)}\n`))
     .filter((entry) => !flag(parsed, 'failed') || isFailedRun(entry.summary))
     .map((entry) => inspectRun(entry.summary, entry.runDir));
   if (flag(parsed, 'json')) printJson(io, runs);
-  else if (runs.length === 0) io.stdout(`no ${flag(parsed, 'failed') ? 'failed ' : ''}runs${sessionId === undefined ? ' in this project' : ` in session ${sessionId}`}\n`);
+  else if (runs.length === 0) io.stdout(`no ${flag(parsed, 'failed') ? 'failed ' : ''}runs${sessionId === undefined ? ' in this project' : ` in session ${printable(sessionId)}`}\n`);
   else if (flag(parsed, 'summary')) {
     for (const inspection of runs) io.stdout(`${summaryLine(inspection)}\n`);
     const total = runs.reduce((sum, inspection) => ({ inputTokens: sum.inputTokens + inspection.usage.inputTokens, outputTokens: sum.outputTokens + inspection.usage.outputTokens, costUsd: sum.costUsd + inspection.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });

@@ -13,7 +13,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const expectedState = stringOption(parsed, 'expected-state');
   const trust = trustOverride(parsed);
-  const stored = findStoredRun(io, runId);
+  const stored = findStoredRun(io, runId, { whole: true });
   return inRunSession(io, stored, trust, async (local) => {
     const { host } = local;
     let handle: RunHandle;

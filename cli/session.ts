@@ -4,7 +4,8 @@
  * stored run of this project in any session.
  */
 import { resolve } from 'node:path';
-import { WorkflowError, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import { WorkflowError, checkBoundary, checkStoredRun, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
@@ -20,7 +21,7 @@ export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOp
 }
 
 export function printWarnings(local: LocalPiSession, io: CliIo): void {
-  for (const warning of local.warnings) io.stderr(`warning: ${warning}\n`);
+  for (const warning of local.warnings) io.stderr(`warning: ${printable(warning)}\n`);
 }
 
 /** Runs `act` in a headless Pi session (its warnings printed first), disposed whatever happens. */
@@ -41,11 +42,15 @@ export function inRunSession<T>(io: CliIo, found: StoredRun, trust: boolean | un
 
 export function parseJsonOption(flag: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
+  let value: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch (error) {
     throw new WorkflowError('INVALID_METADATA', `${flag} is not valid JSON: ${(error as Error).message}`);
   }
+  // JSON.parse builds any depth; what handles the value after it may recurse. Refused here, before Pi starts.
+  checkBoundary(value, flag, { details: { option: flag } });
+  return value;
 }
 
 /** `~/.pi/workflows` (or under the io's home). */
@@ -58,9 +63,16 @@ export interface StoredRun {
   readonly snapshot: RunSnapshot;
 }
 
-/** A run of this project (any session), or RUN_NOT_FOUND for a missing, corrupt or malformed ID, like `workflow_status`. */
-export function findStoredRun(io: CliIo, runId: string): StoredRun {
+/**
+ * A run of this project (any session), or RUN_NOT_FOUND for a missing,
+ * corrupt or malformed ID, like `workflow_status`; for a damaged run (a link
+ * or FIFO in its directory) the error names the entry.
+ */
+export function findStoredRun(io: CliIo, runId: string, options: { readonly whole?: boolean } = {}): StoredRun {
   const entry = findRun(storeRoot(io), resolve(io.cwd), runId);
+  if (entry?.error === 'damaged' && entry.problem !== undefined) throw entry.problem;
   if (entry === undefined || entry.error !== undefined) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
+  // `whole`: every entry of the run is checked, so a damaged run is refused before Pi even starts.
+  if (options.whole === true) checkStoredRun(entry.runDir);
   return { runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
 }

@@ -12,15 +12,17 @@
  * only this one), and `delivery.state` is `none`: nothing delivers a run's end
  * to the shell.
  */
-import { readRunLock, summarize } from '../kernel/index.js';
+import { readRunLock, shownSnapshot, summarize } from '../kernel/index.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { formatStatus } from './format.js';
 import { findStoredRun, withLocalSession } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
-  const { runDir, snapshot } = findStoredRun(io, runId);
-  const summary = summarize(snapshot, readRunLock(runDir) !== undefined);
+  const { runDir, snapshot } = findStoredRun(io, runId, { whole: true });
+  // As the engine's status in a session that executes nothing: an active run nobody owns reads as interrupted.
+  const summary = { ...summarize(shownSnapshot(snapshot, runDir, false), false), executing: readRunLock(runDir) !== undefined };
   const diagnostics = summary.state === 'failed' ? await withLocalSession(io, {}, async ({ host }) => host.diagnose(summary)) : undefined;
   const status = { ...summary, delivery: { mode: summary.launchMode, state: 'none' }, ...(diagnostics === undefined ? {} : { diagnostics }) };
   if (flag(parsed, 'json')) printJson(io, status);
@@ -28,7 +30,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     io.stdout(formatStatus(summary));
     if (diagnostics !== undefined) {
       const { incomplete, replayable } = diagnostics;
-      io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${incomplete.map((agent) => agent.label).join(', ') || 'nothing pending'}\n`);
+      io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${printable(incomplete.map((agent) => agent.label).join(', ')) || 'nothing pending'}\n`);
     }
   }
   return EXIT_OK;

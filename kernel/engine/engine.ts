@@ -5,33 +5,36 @@
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
-import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
+import { TERMINAL_RUN_STATES, type LaunchMode } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readRunSource, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { acquireRunLock, createLockedRunDirectory, newRunId, readRunLock, readSnapshot, removeRunLeftovers, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { readCheckedSource, sourceSha256 } from './source-digest.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
 import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
-import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { IDENTITY_VERSION, SCRIPT_LANGUAGE, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
+import { appendRunEvent } from './run-log.js';
 import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
+import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
-import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
+import { ACTIVE_STATES, abandon, checkStoredRun, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
+import { SYSTEM_PROMPTS_DIR } from './system-prompts.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
+import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
 
 export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
-
-const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
 export class WorkflowEngine {
   readonly root: string;
@@ -86,15 +89,18 @@ export class WorkflowEngine {
     }
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
     const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {}, ...(parent ? { parent } : {}) });
-    await this.#prep.checkLaunch(launch, settings, segment);
+    const checked = await this.#prep.checkLaunch(launch, settings, segment);
+    // `export const meta = { description }` describes the run unless the launch does.
+    const description = launch.description ?? checked.compiled.meta?.description;
     return this.#create(launch.cwd, launch.source, settings, segment, {
-      workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
+      workflow: { name: launch.name, ...(description === undefined ? {} : { description }) },
       args: launch.args ?? null,
       launchMode: launch.foreground ? 'foreground' : 'background',
       lineage: [],
+      scriptLanguage: SCRIPT_LANGUAGE,
       ...(launch.concurrency === undefined ? {} : { concurrency: launch.concurrency }),
       ...(launch.parentRunId === undefined ? {} : { parentRunId: launch.parentRunId }),
-    });
+    }, checked.warnings);
   }
 
   async #create(
@@ -103,10 +109,11 @@ export class WorkflowEngine {
     settings: LoadedSettings,
     segment: Segment,
     fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
-      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
+      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations' | 'scriptLanguage'>>,
+    warnings: readonly string[] = [],
   ): Promise<RunHandle> {
     // Everything that can refuse the run is checked before its directory exists.
-    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source) : this.#prep.compile(source);
+    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source, fields.scriptLanguage) : this.#prep.compile(source);
     loadLineage(this.root, { cwd, sessionId: this.sessionId, lineage: fields.lineage }, loadingRegistry());
     const runId = newRunId();
     const now = new Date().toISOString();
@@ -123,20 +130,42 @@ export class WorkflowEngine {
       agentConfigurations: {},
       agentSessions: {},
       ...fields,
+      sourceSha256: sourceSha256(source),
       plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
       proposals: Object.fromEntries(segment.proposals),
     };
-    const runDir = createRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
+    // The run appears whole and already locked by this process: nobody sees it ownerless or resumes it meanwhile.
+    const { runDir, release } = createLockedRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
     const record = new RunRecord(runDir, snapshot, this.#emit);
+    let opened: ReplaySource & { release: () => void };
+    try {
+      opened = this.#load(record, release);
+    } catch (error) {
+      abandon(runDir, release);
+      throw error;
+    }
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), sandboxProgram(compiled), settings, segment);
+    try {
+      for (const message of warnings) appendRunEvent(runDir, { at: now, type: 'warning', message });
+      return this.#start(record, opened, sandboxProgram(compiled), settings, segment, warnings);
+    } catch (error) {
+      // A launch that did not start leaves nothing that could run later.
+      abandon(runDir, () => undefined);
+      throw error;
+    }
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
   #open(record: RunRecord): ReplaySource & { release: () => void } {
     const release = acquireRunLock(record.runDir);
+    // The previous owner's unfinished writes: nobody else can be writing them now.
+    removeRunLeftovers(record.runDir, [SYSTEM_PROMPTS_DIR]);
+    return this.#load(record, release);
+  }
+
+  #load(record: RunRecord, release: () => void): ReplaySource & { release: () => void } {
     try {
       return { ...loadReplay(this.root, record.snapshot, record.runDir, loadingRegistry()), release };
     } catch (error) {
@@ -145,7 +174,7 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment, warnings: readonly string[] = []): RunHandle {
     const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
@@ -178,12 +207,20 @@ export class WorkflowEngine {
       release();
       throw error;
     }
-    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record)) };
+    const running = execution;
+    const handle: RunHandle = {
+      runId: record.runId,
+      runDir: record.runDir,
+      outcome: execution.finished.then(() => this.#outcome(record, running.fault)),
+      ...(warnings.length === 0 ? {} : { warnings }),
+    };
     this.#live.set(record.runId, { execution, handle, record });
     return handle;
   }
 
-  #outcome(record: RunRecord): RunOutcome {
+  /** A segment halted by a store fault ends `interrupted` with that error, even when the store could not take the state. */
+  #outcome(record: RunRecord, fault?: WorkflowError): RunOutcome {
+    if (fault && !TERMINAL_RUN_STATES.has(record.snapshot.state)) return { runId: record.runId, state: 'interrupted', error: { code: fault.code, message: fault.message } };
     return outcomeOf(record.snapshot);
   }
 
@@ -203,8 +240,11 @@ export class WorkflowEngine {
     return this.#find(cwd, runId).runDir;
   }
 
+  /** A run's status; an active run whose lock owner is gone reads as `interrupted` (nothing is written). */
   status(cwd: string, runId: string): StatusSummary {
-    return summarize(this.#find(cwd, runId).snapshot, this.#live.has(runId));
+    const { runDir, snapshot } = this.#find(cwd, runId);
+    const live = this.#live.has(runId);
+    return summarize(shownSnapshot(snapshot, runDir, live), live);
   }
 
   /** Failure diagnostics of a run of this project (any session): what a retry replays and runs again, and its artifacts. */
@@ -218,14 +258,27 @@ export class WorkflowEngine {
   }
 
   list(cwd: string): readonly StatusSummary[] {
-    return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
+    return this.#runs(cwd).map((entry) => {
+      const live = this.#live.has(entry.runId);
+      return summarize(shownSnapshot(entry.snapshot, entry.runDir, live), live);
+    });
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`. */
+  /**
+   * Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background.
+   * One that cannot be written now (a full disk) is skipped: it still reads as interrupted.
+   */
   recoverInterrupted(cwd: string): string[] {
-    return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit))
-      .map((entry) => entry.runId);
+    const recovered = this.#runs(cwd).filter((entry) => {
+      if (this.#live.has(entry.runId) || !ACTIVE_STATES.has(entry.snapshot.state)) return false;
+      try {
+        return interruptStored(entry.runDir, entry.snapshot, this.#emit);
+      } catch {
+        return false;
+      }
+    });
+    void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
+    return recovered.map((entry) => entry.runId);
   }
 
   async resume(cwd: string, runId: string, options: ResumeOptions = {}): Promise<RunHandle> {
@@ -240,6 +293,7 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is already executing`, { runId });
     }
     let { runDir, snapshot } = this.#own(cwd, runId);
+    checkStoredRun(runDir);
     if (options.expectedState !== undefined && options.expectedState !== snapshot.state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}, not ${options.expectedState}`, { state: snapshot.state });
     }
@@ -254,8 +308,8 @@ export class WorkflowEngine {
     if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
-    const source = readRunSource(runDir);
-    const compiled = this.#prep.recompile(source);
+    const { source, sha256 } = readCheckedSource(runDir, snapshot, 'resume');
+    const compiled = this.#prep.recompile(source, snapshot.scriptLanguage);
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('resume', cwd, settings, snapshot, {
       request: options.options ?? {},
@@ -265,6 +319,8 @@ export class WorkflowEngine {
     // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
     const opened = this.#open(record);
     try {
+      // No shell group a dead host of this run left may run beside the commands the run runs again.
+      await stopOrphanGroups(orphanSources(this.root, snapshot, { runId, runDir }));
       for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
       persistSegment(record, segment, { proposals: true });
       if (segment.held) {
@@ -274,6 +330,8 @@ export class WorkflowEngine {
       }
       record.transition('running', (draft) => {
         delete draft.failure;
+        // A run created before digests were recorded gets its source's now: later resumes are checked.
+        draft.sourceSha256 ??= sha256;
         if (options.foreground !== undefined) draft.launchMode = options.foreground ? 'foreground' : 'background';
       });
     } catch (error) {
@@ -286,6 +344,7 @@ export class WorkflowEngine {
 
   async retry(cwd: string, runId: string, options: RetryOptions = {}): Promise<RunHandle> {
     const source = this.#own(cwd, runId);
+    checkStoredRun(source.runDir);
     const state = source.snapshot.state;
     if (options.expectedState !== undefined && options.expectedState !== state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
@@ -293,13 +352,15 @@ export class WorkflowEngine {
     const retryable = state === 'failed' || (state === 'stopped' && options.allowStopped === true);
     if (!retryable) throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
     checkIdentity(runId, source.snapshot);
+    const script = readCheckedSource(source.runDir, source.snapshot, 'retry').source;
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
-    return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
+    await stopOrphanGroups(orphanSources(this.root, { ...source.snapshot, lineage }));
+    return this.#create(cwd, script, settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
       launchMode,
@@ -309,6 +370,8 @@ export class WorkflowEngine {
       plugins: source.snapshot.plugins,
       agentConfigurations: source.snapshot.agentConfigurations,
       ...(source.snapshot.concurrency === undefined ? {} : { concurrency: source.snapshot.concurrency }),
+      // The child replays its source's journals, so it keeps its source's script language.
+      ...(source.snapshot.scriptLanguage === undefined ? {} : { scriptLanguage: source.snapshot.scriptLanguage }),
     });
   }
 
@@ -349,7 +412,9 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    return stopStored(found.runDir, this.#emit);
+    const result = stopStored(found.runDir, this.#emit);
+    if (result.stopped) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
+    return result;
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */

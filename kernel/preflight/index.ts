@@ -3,6 +3,7 @@
  * never run, collect facts for launch inspection, and rewrite the source into
  * the program the sandbox evaluates, with every primitive call's site.
  */
+import { WorkflowError } from '../errors.js';
 import { deepFreeze } from '../json.js';
 import { parentMap } from './ast.js';
 import { compileFailure } from './compile-check.js';
@@ -13,13 +14,21 @@ import type { StaticAgentOptions } from './inspect.js';
 import { globalsOf } from './names.js';
 import { neutralize, sesRejection } from './normalize.js';
 import { PROGRAM_PREFIX, PROGRAM_SUFFIX, parseScript } from './parse.js';
-import { LineIndex, syntaxError } from './position.js';
+import { LineIndex, syntaxError, type Position } from './position.js';
 import { checkRacing } from './racing.js';
 import { checkNames, checkSyntax } from './rules.js';
 import { analyzeScopes } from './scope.js';
 import { collectSites, siteEdits } from './sites.js';
+import { checkDeterminism } from './determinism.js';
+import { checkFloating } from './floating.js';
+import { checkShapes } from './shapes.js';
+import { defaultExportEdits } from './default-export.js';
+import type { WorkflowMeta } from './module-syntax.js';
+import { agentOptionKeys } from './option-keys.js';
+import { SCRIPT_LANGUAGE } from '../script-language.js';
 
 export { SITE_MARKER } from './names.js';
+export type { WorkflowMeta } from './module-syntax.js';
 export type { StaticAgentOptions } from './inspect.js';
 export { functionAgentOptions, functionSource, launchInspectionOptions } from './inspect.js';
 
@@ -32,6 +41,13 @@ export interface PreflightOptions {
   readonly unavailable?: ReadonlyMap<string, string>;
   /** The plugins' primitives whose calls are effects (`effect` and `scope` kinds: evidence, checkpoint, withWorktree ...): called directly only, and under the race rule like agent and shell. */
   readonly effects?: readonly string[];
+  /**
+   * The run's script language (kernel/engine/snapshot.ts SCRIPT_LANGUAGE;
+   * default the current one). A stored script of language 1 is compiled
+   * without the rules added since (clocks, floating calls, call shapes), so
+   * runs launched before them still resume and retry.
+   */
+  readonly language?: number;
 }
 
 export interface CallSite {
@@ -54,10 +70,55 @@ export interface PreflightResult {
   /** Sorted unique registered function names called. */
   readonly functionCalls: readonly string[];
   readonly staticAgentOptions: readonly StaticAgentOptions[];
+  /** `export const meta = { ... }`: the fields a run uses. */
+  readonly meta?: WorkflowMeta;
+  /** Option names written in object literals of agent, create and send calls → their call sites (option-keys.ts). */
+  readonly agentOptionKeys: Readonly<Record<string, readonly string[]>>;  /** The script's line and column of a 1-based position in `program` (a script error's frame). */
+  locate(line: number, column: number): Position | undefined;
+}
+
+/**
+ * The largest script accepted, in UTF-8 bytes: 1 MiB. Workflow scripts are
+ * orchestration code (the ones models write run from 1 to 30 KB); data
+ * belongs in `args` (up to the 10 MB boundary), files or evidence. Checking a
+ * script costs about 200 bytes of memory and 3 µs per byte of source, so the
+ * limit also bounds what one preflight can take.
+ */
+export const MAX_SCRIPT_BYTES = 1024 * 1024;
+
+/** Refuses a source over MAX_SCRIPT_BYTES before anything parses it. @throws WorkflowError `INVALID_SYNTAX` */
+export function checkScriptSize(source: string): void {
+  // Every UTF-16 unit is at least one UTF-8 byte: only a source near the limit needs counting.
+  if (source.length * 3 <= MAX_SCRIPT_BYTES) return;
+  const bytes = Buffer.byteLength(source);
+  if (bytes > MAX_SCRIPT_BYTES) throw scriptTooLarge(bytes);
+}
+
+export function scriptTooLarge(bytes: number): WorkflowError {
+  return new WorkflowError(
+    'INVALID_SYNTAX',
+    `The workflow script is ${bytes} bytes; the limit is ${MAX_SCRIPT_BYTES} (1 MiB). Move data out of the source: pass it as args, read it from files, or store it with evidence()`,
+    { bytes, limit: MAX_SCRIPT_BYTES },
+  );
 }
 
 /** @throws WorkflowError `INVALID_SYNTAX` with `{ line, column }` details. */
 export function preflight(source: string, options: PreflightOptions): PreflightResult {
+  checkScriptSize(source);
+  try {
+    return check(source, options);
+  } catch (error) {
+    // The parser and the passes over its tree recurse: a script nested thousands of levels deep overflows the stack.
+    if (error instanceof RangeError) throw tooDeep(error.message);
+    throw error;
+  }
+}
+
+export function tooDeep(why: string): WorkflowError {
+  return new WorkflowError('INVALID_SYNTAX', `The workflow script is nested too deeply to check (${why}); flatten the nesting`, { reason: 'nesting' });
+}
+
+function check(source: string, options: PreflightOptions): PreflightResult {
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
   checkSyntax(body, lines);
@@ -65,9 +126,15 @@ export function preflight(source: string, options: PreflightOptions): PreflightR
   const analysis = analyzeScopes(body);
   const parents = parentMap(body);
   checkNames(analysis, globals, parents, lines);
+  const current = (options.language ?? SCRIPT_LANGUAGE) >= SCRIPT_LANGUAGE;
+  if (current) checkDeterminism(body, analysis, lines);
   const sites = collectSites(body, analysis, globals, lines);
-  checkRacing(body, sites, parents, analysis, lines, globals.effects);
-  const edits = [...neutralize(parsed), ...siteEdits(text, sites)];
+  if (current) checkShapes(sites, text, lines);
+  checkRacing(body, sites, parents, analysis, lines, globals.effects, text);
+  if (current) checkFloating(sites, parents, analysis, globals.effects);
+  const { defaultExport, meta } = parsed.forms;
+  const mainEdits = defaultExport === undefined ? [] : defaultExportEdits(body, defaultExport, analysis, parents, lines, text.length);
+  const edits = [...neutralize(parsed), ...siteEdits(text, sites), ...mainEdits];
   const program = PROGRAM_PREFIX + applyEdits(text, edits) + PROGRAM_SUFFIX;
   checkProgram(program, edits, lines);
   const callSites: Record<string, CallSite> = {};
@@ -80,7 +147,21 @@ export function preflight(source: string, options: PreflightOptions): PreflightR
     toolNames: facts.toolNames,
     functionCalls: facts.functionCalls,
     staticAgentOptions: facts.staticAgentOptions,
+    ...(meta === undefined ? {} : { meta }),
+    agentOptionKeys: agentOptionKeys(sites),
+    locate: programLocator(program, edits, lines),
   });
+}
+
+/** Program positions back to the source (the program's lines are built once, on the first error). */
+function programLocator(program: string, edits: readonly Edit[], lines: LineIndex): (line: number, column: number) => Position | undefined {
+  let programLines: LineIndex | undefined;
+  return (line, column) => {
+    programLines ??= new LineIndex(program);
+    const offset = programLines.offset({ line, column }) - PROGRAM_PREFIX.length;
+    if (offset < 0) return undefined;
+    return lines.position(originalOffset(edits, offset));
+  };
 }
 
 /** The program must pass ses's text checks and compile as strict code; errors point into the source. */

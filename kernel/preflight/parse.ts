@@ -9,21 +9,24 @@ import { span, walk } from './ast.js';
 import type { estree, Node } from './ast.js';
 import { LineIndex, syntaxError } from './position.js';
 import { forbiddenSyntax } from './rules.js';
-import type { WorkflowError } from '../errors.js';
+import { moduleForms, type ModuleForms } from './module-syntax.js';
 
 export const PROGRAM_PREFIX = '(async () => {';
 export const PROGRAM_SUFFIX = '\n})()';
 
 export interface ParsedScript {
-  /** The source with a leading hashbang turned into a line comment of the same length. */
+  /** The source with a leading hashbang turned into a line comment and module forms blanked (module-syntax.ts): same length and lines. */
   readonly text: string;
   readonly lines: LineIndex;
   /** The function body the script is; node offsets are relative to `text`. */
   readonly body: estree.BlockStatement;
+  /** `export const meta` and `export default`, when the script has them. */
+  readonly forms: Omit<ModuleForms, 'text'>;
 }
 
 export function parseScript(source: string): ParsedScript {
-  const text = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+  const hashless = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+  const { text, ...forms } = moduleForms(hashless, new LineIndex(hashless));
   const lines = new LineIndex(text);
   const wrapped = PROGRAM_PREFIX + text + PROGRAM_SUFFIX;
   let program: estree.Program;
@@ -44,7 +47,7 @@ export function parseScript(source: string): ParsedScript {
     located.start -= PROGRAM_PREFIX.length;
     located.end -= PROGRAM_PREFIX.length;
   });
-  return { text, lines, body };
+  return { text, lines, body, forms };
 }
 
 /** The wrapper's own function body, or undefined when the source broke out of it. */
@@ -70,7 +73,9 @@ function wrapperClose(program: estree.Program): number {
   return close;
 }
 
-function parseFailure(error: unknown, text: string, lines: LineIndex): WorkflowError {
+function parseFailure(error: unknown, text: string, lines: LineIndex): Error {
+  // The converter of rollup's tree recurses: preflight() reports a stack overflow as too deep a nesting.
+  if (error instanceof RangeError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // Rollup's converter panics on `with` (reported without a position, printed by the native
   // module): point at the first `with (` rather than parse again.

@@ -10,10 +10,13 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
+import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import { encodeJson } from '../json-encode.js';
 import { compileOnFirstUse } from '../json-schema.js';
+import type { PromptSyntax } from '../template.js';
 import { LineReader } from './lines.js';
+import { scriptFailure, type Locate } from './script-failure.js';
 import { Monitor, type Runaway } from './monitor.js';
 import { sandboxLaunch } from './launch.js';
 import { WORKER_MESSAGE_SCHEMA, replyLine, type CallMessage, type CallOutcome, type ErrorPayload, type GlobalSpec, type HostMessage, type ReplayEntry, type WorkerMessage } from './protocol.js';
@@ -59,6 +62,10 @@ export interface ScriptSpec {
   readonly replay?: readonly ReplayEntry[];
   readonly args: JsonValue;
   readonly globals: readonly GlobalSpec[];
+  /** `prompt`'s template syntax; default `braces` (script language 2). */
+  readonly promptSyntax?: PromptSyntax;
+  /** Maps a program position to the script's line and column (the preflight's `locate`). */
+  readonly locate?: Locate;
 }
 
 export interface ScriptExecution {
@@ -68,9 +75,8 @@ export interface ScriptExecution {
   terminate(): Promise<void>;
 }
 
-export function errorFromPayload(payload: ErrorPayload): WorkflowError {
-  if (isWorkflowErrorCode(payload.code)) return new WorkflowError(payload.code, payload.message, payload.details);
-  return new WorkflowError('INTERNAL_ERROR', `Workflow script failed: ${payload.message}`, { reason: 'script_error' });
+export function errorFromPayload(payload: ErrorPayload, locate?: Locate): WorkflowError {
+  return scriptFailure(payload, locate);
 }
 
 const validateMessage = compileOnFirstUse(WORKER_MESSAGE_SCHEMA, { discriminator: true, allErrors: false });
@@ -197,6 +203,8 @@ class SandboxProcess {
     }
     if (!validateMessage(message)) return this.#onBroken('the sandbox process sent a message of an unknown shape');
     const typed = message as WorkerMessage;
+    // The sandbox refuses lone surrogates in values before they cross; a surrogate escape is rare, so this second check costs nothing else.
+    if (SURROGATE_ESCAPE.test(line) && !wellFormedValues(typed)) return this.#onBroken('the sandbox process sent a value that is not well-formed Unicode text');
     // Pongs prove liveness the moment they are read, ahead of queued work.
     if (typed.t === 'ready') return this.#readied();
     if (typed.t === 'pong') return this.#onMessage(typed);
@@ -223,6 +231,15 @@ class SandboxProcess {
     });
     this.#onMessage(message);
   }
+}
+
+/** A `\uD800`–`\uDFFF` escape: how JSON text carries a surrogate that UTF-8 cannot. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** Whether the values a message carries (arguments, the result) hold only well-formed strings. */
+function wellFormedValues(message: WorkerMessage): boolean {
+  const values = message.t === 'call' || message.t === 'replayed' || message.t === 'notify' ? message.args : message.t === 'done' ? message.value : undefined;
+  return values === undefined || encodeJson(values, { maxBytes: Number.MAX_SAFE_INTEGER, wellFormed: true }).ok;
 }
 
 function payloadFromError(error: unknown): ErrorPayload {
@@ -281,7 +298,7 @@ export class SandboxPool {
         );
       sandbox.attach({
         message: (message) => {
-          if (!done) this.#handle(message, handlers, sandbox, finish, () => monitor?.pong());
+          if (!done) this.#handle(message, handlers, sandbox, finish, () => monitor?.pong(), spec.locate);
         },
         exit: () => {
           const memory = /heap out of memory|Fatal process out of memory|invalid (?:array|table) size|Reached heap limit/i.test(sandbox.stderr);
@@ -307,6 +324,7 @@ export class SandboxPool {
             sites: spec.sites,
             args: spec.args,
             globals: spec.globals,
+            promptSyntax: spec.promptSyntax ?? 'braces',
             maxValueBytes: this.limits.maxValueBytes,
             replay: spec.replay ?? [],
           });
@@ -329,6 +347,7 @@ export class SandboxPool {
     sandbox: SandboxProcess,
     finish: (error: WorkflowError | undefined, value?: JsonValue) => void,
     pong: () => void,
+    locate?: Locate,
   ): void {
     const fail = (error: unknown): void => finish(error instanceof WorkflowError ? error : errorFromPayload(payloadFromError(error)));
     switch (message.t) {
@@ -370,7 +389,7 @@ export class SandboxPool {
       case 'done':
         return finish(undefined, message.value);
       case 'failed':
-        return finish(errorFromPayload(message.error));
+        return finish(errorFromPayload(message.error, locate));
       case 'stalled':
         return finish(new WorkflowError('INTERNAL_ERROR', 'The workflow script is waiting on a promise that can never settle', { reason: 'never_settles' }));
       default:

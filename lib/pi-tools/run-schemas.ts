@@ -12,7 +12,8 @@ import { RUN_STATES, type JsonSchema } from '../../kernel/index.js';
 const string = { type: 'string' } as const;
 const nonNegative = { type: 'integer', minimum: 0 } as const;
 const runError = { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string } } as const;
-const parentRunId = { parentRunId: string } as const;
+/** `parentRunId` of a retry child, and what the launch warned about (`warnings`, also in the run's events). */
+const parentRunId = { parentRunId: string, warnings: { type: 'array', items: string } } as const;
 
 /** A run executing in the background; its end arrives as one follow-up message. `message` says why a foreground wait ended early. */
 export const STARTED = {

@@ -44,7 +44,6 @@ export interface HostSessionOptions {
   readonly cwd: string;
   readonly sessionId: string;
   readonly agentDir: string;
-  readonly projectTrusted: boolean;
   /** The engine's kernel: loaded plugins add their parts of failure diagnostics through `journal.diagnose`. */
   readonly kernel: Kernel;
 }
@@ -54,6 +53,7 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
   readonly cwd: string;
   readonly sessionId: string;
   readonly agentDir: string;
+  /** Whether the project's files are read: the session's trust decision is `trusted` (HostEngine.trust). */
   readonly projectTrusted: boolean;
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
@@ -75,10 +75,10 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
     this.cwd = options.cwd;
     this.sessionId = options.sessionId;
     this.agentDir = options.agentDir;
-    this.projectTrusted = options.projectTrusted;
+    this.projectTrusted = options.engine.trust.state === 'trusted';
     this.#pi = options.pi;
     this.#ctx = options.ctx;
-    this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: options.projectTrusted });
+    this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: this.projectTrusted });
     this.kernel = options.kernel;
     this.#unsubscribe = options.engine.onLaunchModeChanged((runId, mode) => {
       if (mode === 'background') this.#waits.get(runId)?.();
