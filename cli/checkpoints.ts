@@ -15,7 +15,7 @@
  * either way; a checkpoint reached at run time is then refused by the
  * headless run itself (follow.ts).
  */
-import { parseAst } from 'rollup/parseAst';
+import { parseAst } from '../kernel/preflight/parse-ast.js';
 import { WorkflowError, loadingRegistry } from '../kernel/index.js';
 import { isNode, walk, type Node } from '../kernel/preflight/ast.js';
 

@@ -3,14 +3,16 @@
  * shell: the status summary of a run of this project (any session), with the
  * failure diagnostics of a failed run (what `wfcli retry` would replay and
  * run again, artifacts, named worktrees). Read-only; `RUN_NOT_FOUND` for a
- * missing, corrupt or foreign run ID. In a headless session so the loaded
- * plugins add their parts of the diagnostics, as they do in Pi.
+ * missing, corrupt or foreign run ID. The summary is read from the run
+ * store without starting Pi; only a failed run's diagnostics open a headless
+ * session, so the loaded plugins add their parts (named worktrees), as they
+ * do in Pi.
  *
  * `executing` says whether a live process holds the run (any process, not
  * only this one), and `delivery.state` is `none`: nothing delivers a run's end
  * to the shell.
  */
-import { readRunLock } from '../kernel/index.js';
+import { readRunLock, shownSnapshot, summarize } from '../kernel/index.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatStatus } from './format.js';
@@ -18,20 +20,20 @@ import { findStoredRun, withLocalSession } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
-  const { runDir } = findStoredRun(io, runId, { whole: true });
-  return withLocalSession(io, {}, async ({ host }) => {
-    const summary = { ...host.engine.status(host.cwd, runId), executing: readRunLock(runDir) !== undefined };
-    const status = { ...summary, delivery: { mode: summary.launchMode, state: 'none' }, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
-    if (flag(parsed, 'json')) printJson(io, status);
-    else {
-      io.stdout(formatStatus(summary));
-      if (status.diagnostics !== undefined) {
-        const { incomplete, replayable } = status.diagnostics;
-        io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${printable(incomplete.map((agent) => agent.label).join(', ')) || 'nothing pending'}\n`);
-      }
+  const { runDir, snapshot } = findStoredRun(io, runId, { whole: true });
+  // As the engine's status in a session that executes nothing: an active run nobody owns reads as interrupted.
+  const summary = { ...summarize(shownSnapshot(snapshot, runDir, false), false), executing: readRunLock(runDir) !== undefined };
+  const diagnostics = summary.state === 'failed' ? await withLocalSession(io, {}, async ({ host }) => host.diagnose(summary)) : undefined;
+  const status = { ...summary, delivery: { mode: summary.launchMode, state: 'none' }, ...(diagnostics === undefined ? {} : { diagnostics }) };
+  if (flag(parsed, 'json')) printJson(io, status);
+  else {
+    io.stdout(formatStatus(summary));
+    if (diagnostics !== undefined) {
+      const { incomplete, replayable } = diagnostics;
+      io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${printable(incomplete.map((agent) => agent.label).join(', ')) || 'nothing pending'}\n`);
     }
-    return EXIT_OK;
-  });
+  }
+  return EXIT_OK;
 }
 
 export const statusCommand: CommandSpec = {

@@ -57,7 +57,7 @@ export { readRunEvents } from './engine/run-events.js';
 export type { RunEventLine } from './engine/run-events.js';
 export { CALLS_FILE, EVENTS_FILE, LOG_LIMIT_BYTES } from './engine/run-log.js';
 export type { SandboxLimits } from './sandbox/pool.js';
-export { createAjv, formatAjvErrors } from './json-schema.js';
+export { compileOnFirstUse, createAjv, formatAjvErrors, lazyAjv, type LazyValidator } from './json-schema.js';
 // Read-only access to stored runs of any session (wfcli list, inspect, cleanup).
 export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from './store/index.js';
 export type { ListProblem, LockOwner, RunEntry } from './store/index.js';

@@ -7,7 +7,7 @@
  * answered with the plugin to enable instead of "not defined".
  */
 import { WorkflowError } from './errors.js';
-import { createAjv, formatAjvErrors } from './json-schema.js';
+import { compileOnFirstUse, formatAjvErrors } from './json-schema.js';
 import type { KernelPlugin, PluginDeclaration, PluginProvides } from './plugin-api.js';
 
 export type ProvidedKind = keyof PluginProvides;
@@ -34,7 +34,7 @@ export const PLUGIN_DECLARATION_SCHEMA = {
 } as const;
 
 const DECLARATION_KEYS = Object.keys(PLUGIN_DECLARATION_SCHEMA.properties) as readonly (keyof PluginDeclaration)[];
-const validateDeclaration = createAjv().compile<PluginDeclaration>(PLUGIN_DECLARATION_SCHEMA);
+const validateDeclaration = compileOnFirstUse<PluginDeclaration>(PLUGIN_DECLARATION_SCHEMA);
 
 /** The declaration fields of a plugin object (which may carry more, such as `apply`). */
 export function declarationOf(plugin: object): Record<string, unknown> {

@@ -9,7 +9,7 @@
  * hiding the rest.
  */
 import { join } from 'node:path';
-import { READ_LIMITS, createAjv, formatAjvErrors, messageOf, readRegular, readRegularIfExists, type JsonValue } from '../kernel/index.js';
+import { READ_LIMITS, compileOnFirstUse, lazyAjv, formatAjvErrors, messageOf, readRegular, readRegularIfExists, type JsonValue } from '../kernel/index.js';
 
 export interface StoredSystemPrompt {
   readonly agentId: string;
@@ -36,25 +36,25 @@ export interface SessionReference {
   readonly reference: Readonly<Record<string, JsonValue>>;
 }
 
-const ajv = createAjv();
+const ajv = lazyAjv();
 const count = { type: 'integer', minimum: 0 } as const;
-const validateAgentRecord = ajv.compile<{ kind: 'agent'; key: string; value: JsonValue }>({
+const validateAgentRecord = compileOnFirstUse<{ kind: 'agent'; key: string; value: JsonValue }>({
   type: 'object',
   required: ['kind', 'key', 'value'],
   properties: { kind: { const: 'agent' }, key: { type: 'string', minLength: 1 }, value: {} },
-});
-const validatePromptRecord = ajv.compile<{ agentId: string; attempt: number; turn: number; sha256: string }>({
+}, ajv);
+const validatePromptRecord = compileOnFirstUse<{ agentId: string; attempt: number; turn: number; sha256: string }>({
   type: 'object',
   required: ['agentId', 'attempt', 'turn', 'sha256'],
   properties: { agentId: { type: 'string', minLength: 1 }, attempt: count, turn: count, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-});
-const validatePromptHeader = ajv.compile<{ version: 2 }>({ type: 'object', required: ['version'], properties: { version: { const: 2 } } });
-const validateSessions = ajv.compile<{ agentSessions?: Record<string, { attempt: number }[]> }>({
+}, ajv);
+const validatePromptHeader = compileOnFirstUse<{ version: 2 }>({ type: 'object', required: ['version'], properties: { version: { const: 2 } } }, ajv);
+const validateSessions = compileOnFirstUse<{ agentSessions?: Record<string, { attempt: number }[]> }>({
   type: 'object',
   properties: {
     agentSessions: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', required: ['attempt'], properties: { attempt: count } } } },
   },
-});
+}, ajv);
 
 /** The file's text; undefined when it is missing, or (named in `problems`) when it cannot be read: a link, a FIFO, too large. */
 function readText(file: string, maxBytes: number, problems: string[]): string | undefined {

@@ -16,7 +16,7 @@
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SEMVER_PATTERN, WorkflowError, createAjv, formatAjvErrors, messageOf } from '../kernel/index.js';
+import { SEMVER_PATTERN, WorkflowError, compileOnFirstUse, formatAjvErrors, messageOf } from '../kernel/index.js';
 
 export interface RoleContributionInput {
   /** The contributing module (`import.meta.url`) or its directory: relative role directories resolve from it. */
@@ -51,7 +51,7 @@ const INPUT_SCHEMA = {
     },
   },
 } as const;
-const validateInput = createAjv().compile<RoleContributionInput>(INPUT_SCHEMA);
+const validateInput = compileOnFirstUse<RoleContributionInput>(INPUT_SCHEMA);
 
 const SLOT = Symbol.for('pi-extensible-workflows.roles');
 /** Bump when the slot's shape changes incompatibly. */

@@ -6,7 +6,7 @@
  */
 import { basename, dirname } from 'node:path';
 import { parse } from 'yaml';
-import { WorkflowError, createAjv, formatAjvErrors, messageOf, normalizeSettingsSelectors } from '../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, formatAjvErrors, messageOf, normalizeSettingsSelectors } from '../kernel/index.js';
 
 /** Role names, like alias names: the file name without `.md`. */
 export const ROLE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -56,7 +56,7 @@ interface FrontMatter {
   readonly overrideSystemPrompt?: boolean;
 }
 
-const validateFrontMatter = createAjv().compile<FrontMatter>(ROLE_FRONT_MATTER_SCHEMA);
+const validateFrontMatter = compileOnFirstUse<FrontMatter>(ROLE_FRONT_MATTER_SCHEMA);
 
 function invalid(file: string, problem: string): WorkflowError {
   return new WorkflowError('CONFIG_ERROR', `Role file ${file}: ${problem}`, { file });

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WorkflowError, createAjv, formatAjvErrors } from '../../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, lazyAjv, formatAjvErrors } from '../../kernel/index.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const PAYLOAD_FILE = 'payload/extension.mjs';
@@ -89,9 +89,9 @@ const V1_SCHEMA = {
   properties: { version: { const: 1 }, command: COMMAND, workflow: NAME, payload: PAYLOAD_PATH, sha256: SHA256 },
 } as const;
 
-const ajv = createAjv();
-const validateV2 = ajv.compile<BundleManifest>(V2_SCHEMA);
-const validateV1 = ajv.compile<BundleManifestV1>(V1_SCHEMA);
+const ajv = lazyAjv();
+const validateV2 = compileOnFirstUse<BundleManifest>(V2_SCHEMA, ajv);
+const validateV1 = compileOnFirstUse<BundleManifestV1>(V1_SCHEMA, ajv);
 
 /** A version 1 manifest as version 2: nothing was recorded about the build or the needs. */
 function fromV1(v1: BundleManifestV1): BundleManifest {

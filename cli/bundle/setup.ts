@@ -14,7 +14,7 @@
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { WorkflowError, createAjv, formatAjvErrors, messageOf, writeFileAtomic } from '../../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, formatAjvErrors, messageOf, writeFileAtomic } from '../../kernel/index.js';
 import { findPackage } from '../../plugins/host/package-info.js';
 import type { CliIo } from '../command.js';
 import type { LocalPiSession } from '../headless-host.js';
@@ -34,7 +34,7 @@ export interface BundleState {
   readonly checkedAt: string;
 }
 
-const validateState = createAjv().compile<BundleState>({
+const validateState = compileOnFirstUse<BundleState>({
   type: 'object',
   additionalProperties: false,
   required: ['version', 'command', 'workflow', 'payloadSha256', 'engineVersion', 'hostVersion', 'checkedAt'],

@@ -10,7 +10,7 @@
  * not fit, so one bad line never hides the rest.
  */
 import { isWorkflowError } from '../errors.js';
-import { createAjv } from '../json-schema.js';
+import { compileOnFirstUse } from '../json-schema.js';
 import type { JsonValue } from '../json.js';
 import { appendCallRecord, CALLS_FILE, readRunLog } from './run-log.js';
 
@@ -118,7 +118,7 @@ export const CALL_RECORD_SCHEMA = {
   ],
 } as const;
 
-const validate = createAjv().compile(CALL_RECORD_SCHEMA);
+const validate = compileOnFirstUse(CALL_RECORD_SCHEMA);
 
 type Draft<R extends CallRecord> = Omit<R, 'v'>;
 

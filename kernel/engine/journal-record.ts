@@ -11,7 +11,7 @@
  * records (no identity, no order) stay readable: they are replayed as soon as
  * they are called, unchecked, as they were when they were written.
  */
-import { createAjv, formatAjvErrors } from '../json-schema.js';
+import { compileOnFirstUse, formatAjvErrors } from '../json-schema.js';
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 
@@ -156,7 +156,7 @@ const RECORD_SCHEMA = {
   ],
 } as const;
 
-const validate = createAjv({ discriminator: true }).compile(RECORD_SCHEMA);
+const validate = compileOnFirstUse(RECORD_SCHEMA, { discriminator: true });
 
 /** Replay trusts nothing it reads back: a record of an unknown shape stops the run. */
 export function parseJournalRecord(value: unknown, index: number): JournalRecord {

@@ -1,7 +1,7 @@
 /** The launch request at the tool boundary, validated with ajv. */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { createAjv, formatAjvErrors } from '../json-schema.js';
+import { compileOnFirstUse, formatAjvErrors } from '../json-schema.js';
 import { WorkflowError } from '../errors.js';
 import { checkBoundary } from '../json-boundary.js';
 import type { JsonValue } from '../json.js';
@@ -42,7 +42,7 @@ const LAUNCH_SCHEMA = {
 } as const;
 
 // The oneOf branches only name required keys declared above.
-const validate = createAjv({ strictRequired: false }).compile(LAUNCH_SCHEMA);
+const validate = compileOnFirstUse(LAUNCH_SCHEMA, { strictRequired: false });
 
 export interface CheckedLaunch extends LaunchRequest {
   readonly cwd: string;

@@ -4,7 +4,7 @@
  * ajv for the two fields every entry has (`type`, `at`); a line that does not
  * parse or fit is skipped and counted, never fatal.
  */
-import { createAjv } from '../json-schema.js';
+import { compileOnFirstUse } from '../json-schema.js';
 import type { JsonValue } from '../json.js';
 import { EVENTS_FILE, readRunLog } from './run-log.js';
 
@@ -15,7 +15,7 @@ export interface RunEventLine {
   readonly [field: string]: JsonValue;
 }
 
-const validate = createAjv().compile({
+const validate = compileOnFirstUse({
   type: 'object',
   required: ['type', 'at'],
   properties: { type: { type: 'string', minLength: 1 }, at: { type: 'string' } },

@@ -3,7 +3,7 @@
  * storage"). Validated with ajv whenever it is read back; docs/runs.md lists
  * every field.
  */
-import { createAjv, formatAjvErrors } from '../json-schema.js';
+import { compileOnFirstUse, formatAjvErrors } from '../json-schema.js';
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
@@ -179,7 +179,7 @@ const SNAPSHOT_SCHEMA = {
   },
 } as const;
 
-const validate = createAjv().compile(SNAPSHOT_SCHEMA);
+const validate = compileOnFirstUse(SNAPSHOT_SCHEMA);
 
 /**
  * Checks a parsed snapshot.json and fills the defaults of fields older

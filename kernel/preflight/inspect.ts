@@ -3,7 +3,7 @@
  * names, registered functions called, and the agent option objects that are
  * static literals. Reachability does not matter: every call in the text counts.
  */
-import { parseAst } from 'rollup/parseAst';
+import { parseAst } from './parse-ast.js';
 import { isFunction, memberName, parentMap, span } from './ast.js';
 import type { estree, FunctionNode, Node, Parents } from './ast.js';
 import { LineIndex } from './position.js';

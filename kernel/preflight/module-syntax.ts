@@ -12,7 +12,7 @@
  * Every rewrite here keeps the text's length and its line breaks, so offsets,
  * lines, columns and call-site IDs are those of the stored source.
  */
-import { parseAst } from 'rollup/parseAst';
+import { parseAst } from './parse-ast.js';
 import type { estree, Node } from './ast.js';
 import { span } from './ast.js';
 import { moduleAdvice } from './advice.js';

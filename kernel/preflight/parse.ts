@@ -4,7 +4,7 @@
  * makes `await` a keyword everywhere at top level: rollup's parser reads
  * `await` followed by a line break as an identifier in module code.
  */
-import { parseAst } from 'rollup/parseAst';
+import { parseAst } from './parse-ast.js';
 import { span, walk } from './ast.js';
 import type { estree, Node } from './ast.js';
 import { LineIndex, syntaxError } from './position.js';

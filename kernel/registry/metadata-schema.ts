@@ -2,8 +2,8 @@
  * The ajv schema of the registration object (spec 2 "WorkflowExtension") and
  * the translation of its ajv errors into messages that name the offending key.
  */
-import { _, type CodeKeywordDefinition, type ErrorObject, type KeywordCxt, type ValidateFunction } from 'ajv';
-import { createAjv } from '../json-schema.js';
+import type { CodeKeywordDefinition, ErrorObject, KeywordCxt, ValidateFunction } from 'ajv';
+import { createAjv, loadAjv } from '../json-schema.js';
 
 /** semver.org's recommended regular expression for SemVer 2.0.0. */
 export const SEMVER_PATTERN =
@@ -65,6 +65,7 @@ const isFunctionKeyword: CodeKeywordDefinition = {
   schemaType: 'boolean',
   error: { message: 'must be a function' },
   code(cxt: KeywordCxt) {
+    const { _ } = loadAjv();
     if (cxt.schema === true) cxt.fail(_`typeof ${cxt.data} != "function"`);
   },
 };

@@ -13,7 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import { encodeJson } from '../json-encode.js';
-import { createAjv } from '../json-schema.js';
+import { compileOnFirstUse } from '../json-schema.js';
 import type { PromptSyntax } from '../template.js';
 import { LineReader } from './lines.js';
 import { scriptFailure, type Locate } from './script-failure.js';
@@ -79,7 +79,7 @@ export function errorFromPayload(payload: ErrorPayload, locate?: Locate): Workfl
   return scriptFailure(payload, locate);
 }
 
-const validateMessage = createAjv({ discriminator: true, allErrors: false }).compile(WORKER_MESSAGE_SCHEMA);
+const validateMessage = compileOnFirstUse(WORKER_MESSAGE_SCHEMA, { discriminator: true, allErrors: false });
 /** Messages waiting for their macrotask before the process's output is paused. */
 const QUEUE_HIGH = 256;
 const STDERR_KEPT = 8 * 1024;

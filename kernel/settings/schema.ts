@@ -5,7 +5,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { WorkflowError } from '../errors.js';
-import { createAjv, formatAjvErrors } from '../json-schema.js';
+import { compileOnFirstUse, lazyAjv, formatAjvErrors } from '../json-schema.js';
 import type { JsonValue } from '../json.js';
 
 export type CodemodeTools = 'all' | 'read-only' | 'none';
@@ -108,12 +108,12 @@ const RUN_OPTIONS_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-const ajv = createAjv();
+const ajv = lazyAjv();
 const validators = {
-  global: ajv.compile<SettingsFileData>(GLOBAL_SETTINGS_SCHEMA),
-  project: ajv.compile<SettingsFileData>(PROJECT_SETTINGS_SCHEMA),
+  global: compileOnFirstUse<SettingsFileData>(GLOBAL_SETTINGS_SCHEMA, ajv),
+  project: compileOnFirstUse<SettingsFileData>(PROJECT_SETTINGS_SCHEMA, ajv),
 };
-const validateRunOptionsShape = ajv.compile<{ concurrency?: number }>(RUN_OPTIONS_SCHEMA);
+const validateRunOptionsShape = compileOnFirstUse<{ concurrency?: number }>(RUN_OPTIONS_SCHEMA, ajv);
 
 const LEGACY_SETTINGS_HINTS: Readonly<Record<string, string>> = {
   disabledAgentResources:

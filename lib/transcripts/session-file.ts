@@ -6,7 +6,7 @@
  * message roles are kept as such (Pi adds them over time).
  */
 import { readFileSync } from 'node:fs';
-import { WorkflowError, createAjv, formatAjvErrors, messageOf } from '../../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, lazyAjv, formatAjvErrors, messageOf } from '../../kernel/index.js';
 
 export interface SessionHeader {
   readonly type: 'session';
@@ -38,7 +38,7 @@ export interface SessionFile {
   readonly problems: readonly { readonly line: number; readonly message: string }[];
 }
 
-const ajv = createAjv({ strict: false });
+const ajv = lazyAjv({ strict: false });
 const text = { type: 'string' } as const;
 const blocks = (items: readonly object[]) => ({ type: 'array', items: { oneOf: items } }) as const;
 const TEXT = { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text } } as const;
@@ -47,16 +47,16 @@ const THINKING = { type: 'object', required: ['type', 'thinking'], properties: {
 const TOOL_CALL = { type: 'object', required: ['type', 'id', 'name', 'arguments'], properties: { type: { const: 'toolCall' }, id: text, name: text, arguments: { type: 'object' } } } as const;
 const USER_CONTENT = { oneOf: [text, blocks([TEXT, IMAGE])] } as const;
 
-const validateHeader = ajv.compile<SessionHeader>({
+const validateHeader = compileOnFirstUse<SessionHeader>({
   type: 'object',
   required: ['type', 'id', 'timestamp', 'cwd'],
   properties: { type: { const: 'session' }, id: text, timestamp: text, cwd: text, version: { type: 'integer' }, parentSession: text },
-});
-const validateEntry = ajv.compile<SessionEntry>({
+}, ajv);
+const validateEntry = compileOnFirstUse<SessionEntry>({
   type: 'object',
   required: ['type', 'id', 'parentId', 'timestamp'],
   properties: { type: text, id: text, parentId: { type: ['string', 'null'] }, timestamp: text },
-});
+}, ajv);
 
 /** Message shapes by role (Pi's AgentMessage); other roles pass with just a role. */
 const MESSAGE_SCHEMAS: Readonly<Record<string, object>> = {
@@ -70,9 +70,9 @@ const MESSAGE_SCHEMAS: Readonly<Record<string, object>> = {
   compactionSummary: { required: ['summary'], properties: { summary: text } },
 };
 const validateMessage = Object.fromEntries(
-  Object.entries(MESSAGE_SCHEMAS).map(([role, schema]) => [role, ajv.compile({ type: 'object', required: ['role'], ...schema, properties: { role: { const: role }, ...(schema as { properties: object }).properties } })]),
+  Object.entries(MESSAGE_SCHEMAS).map(([role, schema]) => [role, compileOnFirstUse({ type: 'object', required: ['role'], ...schema, properties: { role: { const: role }, ...(schema as { properties: object }).properties } }, ajv)]),
 );
-const validateAnyMessage = ajv.compile({ type: 'object', required: ['role'], properties: { role: text } });
+const validateAnyMessage = compileOnFirstUse({ type: 'object', required: ['role'], properties: { role: text } }, ajv);
 
 /** Fields other entry types must have for the transcript to show them. */
 const ENTRY_SCHEMAS: Readonly<Record<string, object>> = {
@@ -83,7 +83,7 @@ const ENTRY_SCHEMAS: Readonly<Record<string, object>> = {
   branch_summary: { required: ['summary'], properties: { summary: text } },
   custom_message: { required: ['customType', 'content'], properties: { customType: text, content: USER_CONTENT } },
 };
-const validateByType = Object.fromEntries(Object.entries(ENTRY_SCHEMAS).map(([type, schema]) => [type, ajv.compile({ type: 'object', ...schema })]));
+const validateByType = Object.fromEntries(Object.entries(ENTRY_SCHEMAS).map(([type, schema]) => [type, compileOnFirstUse({ type: 'object', ...schema }, ajv)]));
 
 function entryProblem(entry: SessionEntry): string | undefined {
   const { type } = entry;

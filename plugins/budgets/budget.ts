@@ -4,7 +4,7 @@
  * limits are non-negative integers, cost limits finite non-negative numbers;
  * zero is valid; `soft` must be lower than `hard` when both are set.
  */
-import { createAjv, formatAjvErrors, WorkflowError, type JsonValue } from '../../kernel/index.js';
+import { compileOnFirstUse, lazyAjv, formatAjvErrors, WorkflowError, type JsonValue } from '../../kernel/index.js';
 
 export const DIMENSIONS = ['tokens', 'costUsd', 'durationMs', 'agentLaunches'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -32,9 +32,9 @@ function budgetSchema(patch: boolean): Record<string, JsonValue> {
   return { type: 'object', additionalProperties: false, properties };
 }
 
-const ajv = createAjv({ $data: true, allowUnionTypes: true });
-const validateBudget = ajv.compile(budgetSchema(false));
-const validatePatch = ajv.compile(budgetSchema(true));
+const ajv = lazyAjv({ $data: true, allowUnionTypes: true });
+const validateBudget = compileOnFirstUse(budgetSchema(false), ajv);
+const validatePatch = compileOnFirstUse(budgetSchema(true), ajv);
 
 /** A validated budget without empty dimensions (an empty one is unlimited anyway). */
 export function parseBudget(value: unknown, what = 'budget'): Budget {

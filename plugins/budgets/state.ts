@@ -3,7 +3,7 @@
  * shown under `plugins.budgets` in the status summary). docs/budgets.md
  * describes every field; `format` versions the shape itself.
  */
-import { createAjv, formatAjvErrors, messageOf, WorkflowError, type JsonValue } from '../../kernel/index.js';
+import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type JsonValue } from '../../kernel/index.js';
 import { DIMENSIONS, budgetJson, parseBudget, type Budget, type Dimension } from './budget.js';
 
 export const STATE_FORMAT = 1;
@@ -53,7 +53,7 @@ const STATE_SCHEMA = {
   },
 } as const;
 
-const validateState = createAjv().compile(STATE_SCHEMA);
+const validateState = compileOnFirstUse(STATE_SCHEMA);
 
 export function initialState(budget: Budget): BudgetState {
   return { format: STATE_FORMAT, version: 1, budget, usage: { tokens: 0, costUsd: 0, durationMs: 0, agentLaunches: 0 }, carriedMs: 0, softCrossed: {}, exhausted: [], pending: [] };

@@ -3,8 +3,7 @@
  * human decision. The run is `awaiting_input` meanwhile; the decision is
  * journaled, so resume and retry replay it.
  */
-import { Ajv } from 'ajv';
-import { WorkflowError, workflowPluginEntry, type KernelPlugin, type PrimitiveDefinition } from '../../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, workflowPluginEntry, type KernelPlugin, type PrimitiveDefinition } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'checkpoints';
 
@@ -12,12 +11,12 @@ export const PLUGIN_NAME = 'checkpoints';
 export const CHECKPOINT_PROMPT_BYTES = 1024;
 export const CHECKPOINT_CONTEXT_BYTES = 4096;
 
-const validate = new Ajv({ strict: true }).compile({
+const validate = compileOnFirstUse({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'prompt'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, prompt: { type: 'string', minLength: 1 }, context: {} },
-});
+}, { strict: true, allErrors: false });
 
 export const checkpointPrimitive: PrimitiveDefinition = {
   name: 'checkpoint',

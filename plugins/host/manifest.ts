@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PLUGIN_DECLARATION_SCHEMA, WorkflowError, createAjv, formatAjvErrors, type PluginDeclaration } from '../../kernel/index.js';
+import { PLUGIN_DECLARATION_SCHEMA, WorkflowError, compileOnFirstUse, formatAjvErrors, type PluginDeclaration } from '../../kernel/index.js';
 
 export const PLUGIN_MANIFEST_FILE = join('dist', 'plugins.json');
 export const PLUGIN_MANIFEST_FORMAT = 1;
@@ -27,7 +27,7 @@ export const PLUGIN_MANIFEST_SCHEMA = {
   },
 } as const;
 
-const validate = createAjv().compile<PluginManifest>(PLUGIN_MANIFEST_SCHEMA);
+const validate = compileOnFirstUse<PluginManifest>(PLUGIN_MANIFEST_SCHEMA);
 
 /** The declarations in `<root>/dist/plugins.json`; none when the file does not exist. */
 export function readPluginManifest(root: string | undefined): readonly PluginDeclaration[] {

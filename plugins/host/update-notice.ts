@@ -9,14 +9,14 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAjv, SETTINGS_DIR_NAME, writeFileAtomic } from '../../kernel/index.js';
+import { compileOnFirstUse, SETTINGS_DIR_NAME, writeFileAtomic } from '../../kernel/index.js';
 import { compareVersions, isVersion, parseChangelog, type ReleaseSection } from './changelog.js';
 import type { PackageInfo } from './package-info.js';
 
 export const CHANGELOG_STATE_FILE = 'changelog-state.json';
 const STATE_FORMAT = 1;
 
-const validateState = createAjv().compile({
+const validateState = compileOnFirstUse({
   type: 'object',
   additionalProperties: false,
   required: ['format', 'lastVersion'],

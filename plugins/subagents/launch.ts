@@ -7,7 +7,7 @@
  * plugin's `withWorktree` scope. The `subagent` launch option marks the run
  * (state.ts); `budget` goes to the budgets plugin like a workflow's.
  */
-import { WorkflowError, createAjv, formatAjvErrors, messageOf, type JsonValue, type LaunchRequest } from '../../kernel/index.js';
+import { WorkflowError, createAjv, compileOnFirstUse, formatAjvErrors, messageOf, type JsonValue, type LaunchRequest } from '../../kernel/index.js';
 import { RUN_PARAMS } from './tools/schemas.js';
 import { LAUNCH_OPTION, type SubagentRequest } from './state.js';
 
@@ -80,7 +80,7 @@ export function subagentScript(options: Readonly<Record<string, JsonValue>>, wor
 }
 
 // TypeBox schemas are JSON schema plus non-enumerable markers; the JSON copy is what ajv sees.
-const validParams = createAjv({ strict: false }).compile(JSON.parse(JSON.stringify(RUN_PARAMS)) as object);
+const validParams = compileOnFirstUse(JSON.parse(JSON.stringify(RUN_PARAMS)) as object, { strict: false });
 
 export function launchRequest(params: SubagentRunParams, cwd: string): LaunchRequest {
   // Pi validates a tool call's arguments already; other callers (the command, embedders) get the same check.

@@ -6,7 +6,7 @@
  * Its presence is what makes a run a standalone subagent run. Validated with
  * ajv whenever it is read back.
  */
-import { WorkflowError, createAjv, formatAjvErrors, type JsonValue } from '../../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, lazyAjv, formatAjvErrors, type JsonValue } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'subagents';
 /** The launch option (`LaunchRequest.options.subagent`) that marks a run as a standalone subagent. */
@@ -94,9 +94,9 @@ const STATE_SCHEMA = {
   },
 } as const;
 
-const ajv = createAjv();
-const validRequest = ajv.compile<SubagentRequest>(REQUEST_SCHEMA);
-const validState = ajv.compile<SubagentState>(STATE_SCHEMA);
+const ajv = lazyAjv();
+const validRequest = compileOnFirstUse<SubagentRequest>(REQUEST_SCHEMA, ajv);
+const validState = compileOnFirstUse<SubagentState>(STATE_SCHEMA, ajv);
 
 /** The `subagent` launch option, checked: INVALID_METADATA otherwise. */
 export function checkRequest(value: JsonValue): SubagentRequest {

@@ -7,7 +7,7 @@
  * `problems` instead of hiding the rest.
  */
 import { join } from 'node:path';
-import { READ_LIMITS, createAjv, formatAjvErrors, messageOf, readRegular, readResultText as readStoredResult, type JsonValue } from '../../kernel/index.js';
+import { READ_LIMITS, compileOnFirstUse, formatAjvErrors, messageOf, readRegular, readResultText as readStoredResult, type JsonValue } from '../../kernel/index.js';
 
 export interface StoredAttempt {
   readonly attempt: number;
@@ -27,7 +27,7 @@ interface StoredSnapshot {
   readonly agentSessions?: Readonly<Record<string, readonly ({ readonly attempt: number } & Record<string, JsonValue>)[]>>;
 }
 
-const validSnapshot = createAjv().compile<StoredSnapshot>({
+const validSnapshot = compileOnFirstUse<StoredSnapshot>({
   type: 'object',
   properties: {
     args: { type: 'object', properties: { prompt: { type: 'string' } } },

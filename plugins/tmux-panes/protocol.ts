@@ -10,8 +10,7 @@
  * `turn_start`, `turn_end` (cumulative stats), `tool`, `tool_call`,
  * `result`, `agent_end`.
  */
-import type { ValidateFunction } from 'ajv';
-import { createAjv, formatAjvErrors, type JsonSchema, type JsonValue } from '../../kernel/index.js';
+import { compileOnFirstUse, lazyAjv, type LazyValidator, formatAjvErrors, type JsonSchema, type JsonValue } from '../../kernel/index.js';
 
 export const PROTOCOL_VERSION = 1;
 /** The pane configuration file; set in the pane's environment. */
@@ -95,23 +94,23 @@ function message(type: string, properties: Record<string, object> = {}, required
   return { type: 'object', additionalProperties: false, required: ['type', ...required], properties: { type: { const: type }, ...properties } };
 }
 
-const ajv = createAjv();
+const ajv = lazyAjv();
 
-export const validatePaneConfig: ValidateFunction<PaneConfig> = ajv.compile<PaneConfig>({
+export const validatePaneConfig: LazyValidator<PaneConfig> = compileOnFirstUse<PaneConfig>({
   type: 'object',
   additionalProperties: false,
   required: ['version', 'socket', 'token', 'resultTool', 'customTools'],
   properties: { version: { type: 'integer' }, socket: text, token: text, resultTool: tool, customTools: { type: 'array', items: tool } },
-});
+}, ajv);
 
-export const validateLaunchSpec: ValidateFunction<LaunchSpec> = ajv.compile<LaunchSpec>({
+export const validateLaunchSpec: LazyValidator<LaunchSpec> = compileOnFirstUse<LaunchSpec>({
   type: 'object',
   additionalProperties: false,
   required: ['argv', 'env'],
   properties: { argv: { type: 'array', minItems: 1, items: text }, env: { type: 'object', additionalProperties: text } },
-});
+}, ajv);
 
-export const validateHostMessage: ValidateFunction<HostMessage> = ajv.compile<HostMessage>({
+export const validateHostMessage: LazyValidator<HostMessage> = compileOnFirstUse<HostMessage>({
   oneOf: [
     message('prompt', { text, resultTool: tool }),
     message('steer', { text }),
@@ -120,9 +119,9 @@ export const validateHostMessage: ValidateFunction<HostMessage> = ajv.compile<Ho
     message('result_ack', { id: text, error: text }, ['id']),
     message('shutdown'),
   ],
-});
+}, ajv);
 
-export const validatePaneMessage: ValidateFunction<PaneMessage> = ajv.compile<PaneMessage>({
+export const validatePaneMessage: LazyValidator<PaneMessage> = compileOnFirstUse<PaneMessage>({
   oneOf: [
     message(
       'hello',
@@ -138,10 +137,10 @@ export const validatePaneMessage: ValidateFunction<PaneMessage> = ajv.compile<Pa
     message('result', { id: text, params: {} }),
     message('agent_end'),
   ],
-});
+}, ajv);
 
 /** Parses and validates one line; the error names what was wrong, never the content. */
-export function parseLine<T>(line: string, validate: ValidateFunction<T>, from: string): T {
+export function parseLine<T>(line: string, validate: LazyValidator<T>, from: string): T {
   let value: unknown;
   try {
     value = JSON.parse(line);

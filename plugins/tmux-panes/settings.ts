@@ -7,7 +7,7 @@
  *   { "agents": { "labels": ["review*"] } }    agents whose label matches (micromatch)
  */
 import micromatch from 'micromatch';
-import { createAjv, formatAjvErrors, type JsonValue, type SettingsValidator } from '../../kernel/index.js';
+import { compileOnFirstUse, formatAjvErrors, type JsonValue, type SettingsValidator } from '../../kernel/index.js';
 
 export const SETTINGS_KEY = 'tmux-panes';
 
@@ -19,7 +19,7 @@ export interface PaneSettings {
 
 export const DEFAULT_PANE_SETTINGS: PaneSettings = Object.freeze({ agents: 'none' });
 
-const validate = createAjv().compile<PaneSettings>({
+const validate = compileOnFirstUse<PaneSettings>({
   type: 'object',
   additionalProperties: false,
   required: ['agents'],

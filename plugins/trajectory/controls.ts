@@ -7,7 +7,7 @@
  * checked against what the run offers at that moment, so a stale page
  * cannot, say, stop a run that already ended.
  */
-import { createAjv, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
+import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
 
 import type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
 
@@ -20,7 +20,7 @@ export interface ControlRequest {
 
 const RESOLVED = new Set(['completed', 'failed', 'stopped']);
 
-export const validateControlRequest = createAjv().compile<ControlRequest>({
+export const validateControlRequest = compileOnFirstUse<ControlRequest>({
   type: 'object',
   additionalProperties: false,
   required: ['action'],

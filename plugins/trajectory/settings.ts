@@ -6,11 +6,11 @@
  * person's choice, not a project's: the validator refuses the key in a
  * project file, and it is read from the global file alone.
  */
-import { createAjv, formatAjvErrors, readGlobalSettingsFile, WorkflowError, type JsonValue, type SettingsValidationContext, type WorkflowExtension } from '../../kernel/index.js';
+import { compileOnFirstUse, formatAjvErrors, readGlobalSettingsFile, WorkflowError, type JsonValue, type SettingsValidationContext, type WorkflowExtension } from '../../kernel/index.js';
 
 export const SETTINGS_NAMESPACE = 'trajectory';
 
-const validate = createAjv().compile({ type: 'object', additionalProperties: false, properties: { autoAttach: { type: 'boolean' } } });
+const validate = compileOnFirstUse({ type: 'object', additionalProperties: false, properties: { autoAttach: { type: 'boolean' } } });
 
 /** Registered with the workflow registry, so settings validation names the key and the file. */
 export function validateTrajectorySettings(settings: Readonly<Record<string, JsonValue>>, context: SettingsValidationContext): void {

@@ -7,7 +7,7 @@
  * `{ name, path, branch }`. The journal replays a completed call with its
  * reference once the worktree is checked to be still there on its branch.
  */
-import { WORKFLOW_WORKTREE_CREATED_EVENT, WorkflowError, createAjv, type JsonValue, type PrimitiveCall, type PrimitiveContext, type PrimitiveDefinition } from '../../kernel/index.js';
+import { WORKFLOW_WORKTREE_CREATED_EVENT, WorkflowError, compileOnFirstUse, type JsonValue, type PrimitiveCall, type PrimitiveContext, type PrimitiveDefinition } from '../../kernel/index.js';
 import { checkName, scopePathOf } from './names.js';
 import { PLUGIN_NAME, bindScope, lentBinding, parseState, type WorktreeBinding } from './state.js';
 import { checkWorktree, createWorktree } from './worktree.js';
@@ -18,7 +18,7 @@ export interface WorktreeReference {
   readonly branch: string;
 }
 
-const isReference = createAjv().compile<WorktreeReference>({
+const isReference = compileOnFirstUse<WorktreeReference>({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'path', 'branch'],

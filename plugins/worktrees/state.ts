@@ -4,7 +4,7 @@
  * launch with `parentRunId` the parent's bindings it may borrow by name.
  * Retry children inherit the whole state with the snapshot's `plugins`.
  */
-import { WorkflowError, createAjv, formatAjvErrors, type JsonValue, type RunAccess } from '../../kernel/index.js';
+import { WorkflowError, compileOnFirstUse, formatAjvErrors, type JsonValue, type RunAccess } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'worktrees';
 
@@ -34,7 +34,7 @@ const binding = {
 } as const;
 const scopes = { type: 'object', additionalProperties: binding } as const;
 
-const validateState = createAjv().compile({
+const validateState = compileOnFirstUse({
   type: 'object',
   additionalProperties: false,
   required: ['scopes'],

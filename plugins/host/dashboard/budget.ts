@@ -4,7 +4,7 @@
  * rule 6: a dimension without a limit has no row, a run without any limit has
  * none at all; exhaustion and pending raises stay visible elsewhere.
  */
-import { createAjv, type StatusSummary } from '../../../kernel/index.js';
+import { compileOnFirstUse, type StatusSummary } from '../../../kernel/index.js';
 
 const DIMENSIONS = ['tokens', 'costUsd', 'durationMs', 'agentLaunches'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
@@ -17,7 +17,7 @@ interface BudgetView {
 
 const limit = { type: 'number', minimum: 0 } as const;
 // Only the fields shown here; the plugin owns (and versions) the rest of its state.
-const validate = createAjv().compile<BudgetView>({
+const validate = compileOnFirstUse<BudgetView>({
   type: 'object',
   required: ['budget', 'usage'],
   properties: {

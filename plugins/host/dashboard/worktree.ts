@@ -4,7 +4,7 @@
  * the scope path joined with `/`), as the kernel gives agents their
  * `worktreeOwner`.
  */
-import { createAjv, type AgentSummary, type StatusSummary } from '../../../kernel/index.js';
+import { compileOnFirstUse, type AgentSummary, type StatusSummary } from '../../../kernel/index.js';
 
 export interface AgentWorktree {
   readonly owner: string;
@@ -17,7 +17,7 @@ interface WorktreesView {
 }
 
 const text = { type: 'string', minLength: 1 } as const;
-const validate = createAjv().compile<WorktreesView>({
+const validate = compileOnFirstUse<WorktreesView>({
   type: 'object',
   required: ['scopes'],
   properties: { scopes: { type: 'object', additionalProperties: { type: 'object', required: ['path', 'branch'], properties: { path: text, branch: text } } } },

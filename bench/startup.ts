@@ -1,0 +1,175 @@
+/**
+ * Start-up benchmarks (`npm run bench:startup`): what the package costs a Pi
+ * start and how fast wfcli answers. Prints:
+ *
+ *   BENCH pi_start_overhead_ms         `pi --list-models` (which loads every extension) with the package
+ *                                      minus without it, Pi 0.87.1: the median of the paired differences
+ *   BENCH pi_start_overhead_mb         the same for the peak resident set
+ *   BENCH pi_start_overhead_ms_latest  / _mb_latest: the same with Pi 1.5.2 (`dist/bundle/cli.js`)
+ *   BENCH wfcli_help_ms                `wfcli --help`
+ *   BENCH wfcli_list_200_ms            `wfcli list` in a project with 200 stored runs
+ *   BENCH wfcli_status_ms              `wfcli status <run-id>`
+ *   BENCH wfcli_run_shell_ms           `wfcli run --script examples/hello.js` (shell commands, no agent)
+ *
+ * BENCH_STARTUP_PACKAGE=<dir> measures another built checkout (a baseline) with this one's Pi and examples.
+ * Each figure is the median of BENCH_STARTUP_RUNS runs (default 7, at least 5).
+ * The package is installed the way users get it: `npm pack` of the built
+ * package, installed with its runtime dependencies only (no dev or peer
+ * dependencies, whose resolution --legacy-peer-deps skips: Pi supplies its
+ * own SDK) into a temporary directory, listed
+ * in the `packages` of a temporary Pi agent dir. The bare home is the same
+ * agent dir without it; the two are run alternately so the machine's load
+ * drifts over both alike. Targets (issue 28, quiet machine): overhead
+ * ≤ 50 ms and ≤ 10 MB on both Pis; help and list ≤ 100 ms; status ≤ 150 ms;
+ * run ≤ 400 ms.
+ */
+import '../scripts/ts-resolve.mjs';
+
+const { execFileSync, spawnSync } = await import('node:child_process');
+const { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+const { join } = await import('node:path');
+const { fileURLToPath } = await import('node:url');
+const { ensurePiLatest } = await import('../scripts/pi-latest.js');
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The built package to install: this checkout, or BENCH_STARTUP_PACKAGE (another checkout's root, built) to compare. */
+const PACKED = process.env['BENCH_STARTUP_PACKAGE'] ?? ROOT;
+const RUNS = Math.max(5, Number(process.env['BENCH_STARTUP_RUNS'] ?? 7));
+const LISTED_RUNS = 200;
+const TIME = '/usr/bin/time';
+
+function report(name: string, value: number, unit: string): void {
+  console.log(`BENCH ${name} ${value.toFixed(value >= 100 ? 0 : 1)} ${unit}`);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+interface Home {
+  readonly home: string;
+  readonly agentDir: string;
+  readonly cwd: string;
+}
+
+function makeHome(parent: string, name: string, packages: readonly string[]): Home {
+  const home = join(parent, name);
+  const agentDir = join(home, 'agent');
+  const cwd = join(home, 'project');
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ quietStartup: true, packages }, null, 2));
+  return { home, agentDir, cwd };
+}
+
+function envOf(home: Home): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PI_')));
+  return { ...env, HOME: home.home, PI_CODING_AGENT_DIR: home.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' };
+}
+
+interface Sample {
+  readonly ms: number;
+  /** Peak resident set, MB (NaN without /usr/bin/time). */
+  readonly mb: number;
+}
+
+/** Runs `node <script> <args>` in the home's project to its end; fails on a non-zero exit. */
+function sample(home: Home, script: string, args: readonly string[]): Sample {
+  const timed = existsSync(TIME);
+  const [command, argv] = timed ? [TIME, ['-f', 'BENCH_RSS_KB %M', process.execPath, script, ...args]] : [process.execPath, [script, ...args]];
+  const started = performance.now();
+  const result = spawnSync(command, argv, { cwd: home.cwd, env: envOf(home), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`${script} ${args.join(' ')} exited ${result.status ?? result.signal}:\n${result.stderr}`);
+  const rss = /BENCH_RSS_KB (\d+)/.exec(result.stderr ?? '');
+  return { ms, mb: rss === null ? Number.NaN : Number(rss[1]) / 1024 };
+}
+
+/** Installs the packed package with its runtime dependencies; returns its directory. */
+function installPackage(parent: string): string {
+  const packs = join(parent, 'packs');
+  mkdirSync(packs);
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', packs], { cwd: PACKED, stdio: ['ignore', 'ignore', 'inherit'] });
+  const tarball = readdirSync(packs).find((file) => file.endsWith('.tgz'));
+  if (tarball === undefined) throw new Error('npm pack wrote no tarball');
+  const prefix = join(parent, 'install');
+  mkdirSync(prefix);
+  writeFileSync(join(prefix, 'package.json'), '{"private":true}\n');
+  execFileSync('npm', ['install', '--silent', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev', '--legacy-peer-deps', join(packs, tarball)], { cwd: prefix, stdio: ['ignore', 'ignore', 'inherit'] });
+  return join(prefix, 'node_modules', 'pi-extensible-workflows');
+}
+
+/** The Pi start overhead of the package for one `pi` entry script: paired, alternating runs. */
+function piOverhead(cli: string, bare: Home, withPackage: Home, suffix: string): void {
+  const args = ['--list-models'];
+  // One untimed start of each warms the file cache and Pi's own caches.
+  sample(bare, cli, args);
+  sample(withPackage, cli, args);
+  const ms: number[] = [];
+  const mb: number[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const without = sample(bare, cli, args);
+    const withIt = sample(withPackage, cli, args);
+    ms.push(withIt.ms - without.ms);
+    mb.push(withIt.mb - without.mb);
+  }
+  report(`pi_start_overhead_ms${suffix}`, median(ms), 'ms');
+  if (!mb.some(Number.isNaN)) report(`pi_start_overhead_mb${suffix}`, median(mb), 'MB');
+}
+
+/** The median time of `wfcli <args>` (one untimed run first). */
+function wfcliMs(home: Home, wfcli: string, args: readonly string[]): number {
+  sample(home, wfcli, args);
+  return median(Array.from({ length: RUNS }, () => sample(home, wfcli, args).ms));
+}
+
+/** Stores `count` small completed runs in the home's project through the installed package's engine; returns one run ID. */
+async function storeRuns(packageDir: string, home: Home, count: number): Promise<string> {
+  const kernelModule = (await import(join(packageDir, 'dist', 'kernel', 'index.js'))) as typeof import('../kernel/index.js');
+  const { createKernel, WorkflowEngine, workflowsRoot } = kernelModule;
+  const engine = new WorkflowEngine({ kernel: createKernel({ plugins: [] }), sessionId: 'bench-startup', root: workflowsRoot(home.home), agentDir: home.agentDir, home: home.home });
+  try {
+    let last = '';
+    for (let index = 0; index < count; index += 1) {
+      const handle = await engine.launch({ name: `stored-${index}`, cwd: home.cwd, script: `log('run ${index}');\nreturn ${index};\n`, args: null, foreground: true });
+      const outcome = await handle.outcome;
+      if (outcome.state !== 'completed') throw new Error(`stored run ${index} ended ${outcome.state}: ${outcome.error?.message ?? ''}`);
+      last = handle.runId;
+    }
+    return last;
+  } finally {
+    await engine.close();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'bench-startup-'));
+try {
+  const packageDir = installPackage(work);
+  const bare = makeHome(work, 'bare', []);
+  const withPackage = makeHome(work, 'with-package', [packageDir]);
+  const pi087 = join(ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent', 'dist', 'cli.js');
+  piOverhead(pi087, bare, withPackage, '');
+  piOverhead(ensurePiLatest(), bare, withPackage, '_latest');
+
+  // A user who runs wfcli has Pi's SDK beside the package (npm installs peer
+  // dependencies); these links give the installed copy the lockfile's, after
+  // the Pi starts above measured the package without them.
+  const scope = join(packageDir, '..', '@earendil-works');
+  mkdirSync(scope, { recursive: true });
+  for (const name of ['@earendil-works/pi-coding-agent', '@earendil-works/pi-tui', 'typebox']) symlinkSync(join(ROOT, 'node_modules', name), join(packageDir, '..', name));
+  const wfcli = join(packageDir, 'dist', 'cli', 'wfcli.js');
+  report('wfcli_help_ms', wfcliMs(withPackage, wfcli, ['--help']), 'ms');
+  copyFileSync(join(ROOT, 'examples', 'hello.js'), join(withPackage.cwd, 'hello.js'));
+  report('wfcli_run_shell_ms', wfcliMs(withPackage, wfcli, ['run', '--script', 'hello.js']), 'ms');
+  const listed = makeHome(work, 'listed', [packageDir]);
+  const runId = await storeRuns(packageDir, listed, LISTED_RUNS);
+  const rows = spawnSync(process.execPath, [wfcli, 'list', '--json'], { cwd: listed.cwd, env: envOf(listed), encoding: 'utf8' }).stdout;
+  if ((JSON.parse(rows) as unknown[]).length !== LISTED_RUNS) throw new Error(`wfcli list does not show the ${LISTED_RUNS} stored runs`);
+  report('wfcli_list_200_ms', wfcliMs(listed, wfcli, ['list']), 'ms');
+  report('wfcli_status_ms', wfcliMs(listed, wfcli, ['status', runId]), 'ms');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
