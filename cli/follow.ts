@@ -1,7 +1,8 @@
 /**
  * Following one execution segment of a headless run to its end (`run`,
  * `resume`, `retry`): the run ID on stderr at once, a progress line when
- * stderr is a terminal, the value on stdout at the end.
+ * stderr is a terminal (else one log line per phase, agent start and end,
+ * and run state change), the value on stdout at the end.
  *
  * - A checkpoint that starts awaiting a decision stops the run: nobody can
  *   answer it headless (the launch check catches the static ones first).
@@ -14,6 +15,7 @@ import { WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, type RunHandle, type RunOutcom
 import { EXIT_FAILED, EXIT_OK, printJson, type CliIo } from './command.js';
 import type { LocalPiSession } from './headless-host.js';
 import { startProgress } from './progress.js';
+import { startProgressLog } from './progress-log.js';
 
 export interface FollowOptions {
   /** `--json`: the whole outcome on stdout instead of the bare value. */
@@ -36,7 +38,9 @@ export async function followRun(local: LocalPiSession, handle: RunHandle, io: Cl
     checkpoint = event.name;
     void host.engine.stop(host.cwd, runId).catch(() => undefined);
   });
-  const stopProgress = io.stderrIsTTY ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) }) : undefined;
+  const stopProgress = io.stderrIsTTY
+    ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) })
+    : startProgressLog(local.events, runId, io.stderr);
   let interrupted = false;
   const stopInterrupt = io.onInterrupt?.(() => {
     interrupted = true;
