@@ -20,11 +20,12 @@ import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
-import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
+import { checkIdentity, completedRetryGuidance, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
+import { StopRequestWatcher, stopNotHere } from './stop-requests.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
@@ -40,6 +41,8 @@ export class WorkflowEngine {
   readonly #pool: SandboxPool;
   readonly #prep: LaunchPrep;
   readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle; readonly record: RunRecord }>();
+  /** Stop requests of other processes for the runs executing here (stop-requests.ts). */
+  readonly #stopRequests = new StopRequestWatcher();
   /** The session-wide ceiling of active agents, shared by every run of this engine. */
   readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
   readonly #closeListeners: (() => void | Promise<void>)[] = [];
@@ -149,6 +152,7 @@ export class WorkflowEngine {
     const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
+    let unwatch = (): void => undefined;
     try {
       execution = new RunExecution(
         {
@@ -168,12 +172,15 @@ export class WorkflowEngine {
         record,
         opened,
         () => {
+          unwatch();
           this.#live.delete(record.runId);
           release();
         },
       );
+      unwatch = this.#stopRequests.watch(record.runId, record.runDir, () => void execution.stop());
       execution.start(program);
     } catch (error) {
+      unwatch();
       journal.close();
       release();
       throw error;
@@ -204,7 +211,13 @@ export class WorkflowEngine {
   }
 
   status(cwd: string, runId: string): StatusSummary {
-    return summarize(this.#find(cwd, runId).snapshot, this.#live.has(runId));
+    const { snapshot } = this.#find(cwd, runId);
+    return summarize(snapshot, this.#executing(runId, snapshot));
+  }
+
+  /** Executing here: live, and not already in the state that ends its segment (a view refreshed by that state's event reads it before the segment lets go). */
+  #executing(runId: string, snapshot: RunSnapshot): boolean {
+    return this.#live.has(runId) && ACTIVE_STATES.has(snapshot.state);
   }
 
   /** Failure diagnostics of a run of this project (any session): what a retry replays and runs again, and its artifacts. */
@@ -218,7 +231,7 @@ export class WorkflowEngine {
   }
 
   list(cwd: string): readonly StatusSummary[] {
-    return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#live.has(entry.runId)));
+    return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#executing(entry.runId, entry.snapshot)));
   }
 
   /** Active runs of this session left behind by a dead host become `interrupted`. */
@@ -296,6 +309,8 @@ export class WorkflowEngine {
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
+    const done = options.again === true ? undefined : this.#runs(cwd).find((entry) => entry.snapshot.state === 'completed' && entry.snapshot.lineage.includes(runId));
+    if (done) throw new WorkflowError('RESUME_INCOMPATIBLE', completedRetryGuidance(runId, done.runId), { runId: done.runId, reason: 'completed_retry' });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
@@ -349,7 +364,7 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    return stopStored(found.runDir, this.#emit);
+    return stopNotHere({ runDir: found.runDir, state: () => this.#find(cwd, runId).snapshot.state, stopHere: () => stopStored(found.runDir, this.#emit) });
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */
