@@ -111,7 +111,18 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
         },
       });
       try {
-        return new HostSession({ pi, ctx, engine, kernel, cwd: resolve(ctx.cwd), sessionId: engine.sessionId, agentDir, projectTrusted });
+        return new HostSession({
+          pi,
+          ctx,
+          engine,
+          kernel,
+          cwd: resolve(ctx.cwd),
+          sessionId: engine.sessionId,
+          agentDir,
+          projectTrusted,
+          headless: !ctx.hasUI,
+          endsAfterPrompt: ctx.mode === 'print' || ctx.mode === 'json',
+        });
       } catch (error) {
         void engine.close();
         throw error;

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { beginWorkflowExtensionLoading, registerWorkflowExtension, resetWorkflowRegistry, type WorkflowFunction } from '../../kernel/index.js';
-import { checkpointingFunction, functionFacts, refuseCheckpoints } from '../../cli/checkpoints.js';
+import { checkpointingFunction, functionFacts, refuseCheckpoints } from '../../plugins/host/headless-checkpoints.js';
 import { thrownBy } from '../support/engine-harness.js';
 
 function register(functions: Record<string, WorkflowFunction['run']>): void {
