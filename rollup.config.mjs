@@ -82,9 +82,16 @@ const shareApp = {
 };
 
 // The trajectory viewer's browser app: one self-contained file the viewer
-// serves as /<token>/app.js (plugins/trajectory/page.ts).
+// serves as /<token>/app.js and a report inlines (plugins/trajectory/page.ts,
+// report.ts). Its Markdown renderer and sanitizer (marked, DOMPurify) are
+// bundled in, so neither page ever loads code from elsewhere.
 const trajectoryApp = {
   input: 'build/plugins/trajectory/web/app.js',
+  plugins: [nodeResolve({ browser: true })],
+  onwarn(warning, warn) {
+    if (warning.code === 'UNRESOLVED_IMPORT') throw new Error(`dist/trajectory/app.js: ${warning.message}`);
+    warn(warning);
+  },
   output: { file: 'dist/trajectory/app.js', format: 'es' },
 };
 

@@ -13,6 +13,8 @@
  * run_memory_mb   peak resident-set growth of the host process during one 10,000-op run
  * host_survives_oom  1 when a script that exhausts its sandbox's heap fails with memory_limit and the same
  *                 engine then completes a normal run (the sandbox is a process of its own); 0 otherwise
+ * shell_output_host_mb_per_mb  peak resident-set growth of the host while one shell prints 100 MB (the call
+ *                 fails with RPC_LIMIT_EXCEEDED), per MB printed: what a shell's output costs the host
  *
  * Targets: launch ≤ 50 ms, per-op ≤ 0.2 ms, replay of 10,000 ≤ 500 ms and linear in the count, host_survives_oom 1.
  * Extra lines help read those: launch_p90_ms, launch_fsync_ms (fsync time inside one launch),
@@ -22,7 +24,7 @@
  * host-isolate heap growth during the 10,000-op run), run_retained_mb (host heap still held after the
  * run and a full GC; needs --expose-gc, which the npm script passes).
  *
- * BENCH_ONLY=launch,ops,replay,oom picks parts (default: all).
+ * BENCH_ONLY=launch,ops,replay,oom,shell picks parts (default: all).
  * BENCH_FROM=source measures the TypeScript sources instead of the built package (see below).
  * Run storage goes under BENCH_DIR (default: the OS temp dir); its fsync latency dominates launch.
  * Node runs this file with type stripping; with BENCH_FROM=source the resolve hook below maps the
@@ -298,6 +300,18 @@ async function benchOom(place: Place): Promise<void> {
   report('host_survives_oom', survived ? 1 : 0, 'bool');
 }
 
+// ---- shell_output_host_mb_per_mb ----------------------------------------------------------
+
+const SHELL_OUTPUT_MB = 100;
+
+async function benchShell(place: Place): Promise<void> {
+  const host = engine(place);
+  const script = `try { await shell('yes | head -c ${SHELL_OUTPUT_MB * 1_000_000}'); return 'no error'; } catch (e) { return e.code; }`;
+  const growth = await peakGrowth(host, place, script);
+  await host.close();
+  report('shell_output_host_mb_per_mb', growth.rss / SHELL_OUTPUT_MB, 'MB/MB');
+}
+
 // ---- entry points --------------------------------------------------------------------------
 
 async function hold(): Promise<void> {
@@ -311,7 +325,7 @@ async function main(): Promise<void> {
   const base = fs.mkdtempSync(join(process.env['BENCH_DIR'] ?? tmpdir(), 'wf-bench-'));
   const place: Place = { root: join(base, 'root'), home: base, cwd: base };
   try {
-    const parts = { launch: benchLaunch, ops: benchOps, replay: benchReplay, oom: benchOom };
+    const parts = { launch: benchLaunch, ops: benchOps, replay: benchReplay, oom: benchOom, shell: benchShell };
     for (const [name, part] of Object.entries(parts)) if (ONLY === undefined || ONLY.includes(name)) await part(place);
   } finally {
     fs.rmSync(base, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * `wfcli inspect [session-id] [--json | --summary] [--failed]`: the persisted
  * artifacts of this project's runs (every session, or one), read from the
  * run store without starting Pi: each run's state and failure, its agents
- * with attempts, usage and the session reference of every attempt, the
+ * with attempts, usage, the session reference and transcript file of every attempt, the
  * system-prompt records (with their SHA-256; `--json` has the bodies' sizes),
  * named worktrees, the budget, warnings from the event log, and where the
  * artifacts are. Anything unreadable is named under `problems` instead of
@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonValue, StatusSummary } from '../kernel/index.js';
-import { readRunFiles } from '../plugins/host/command/run-files.js';
+import { readRunFiles } from '../lib/run-files.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
 import { projectRuns } from './list.js';
@@ -20,7 +20,8 @@ export interface RunInspection {
   readonly run: StatusSummary;
   readonly runDir: string;
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number };
-  readonly attempts: readonly { readonly agentId: string; readonly attempt: number; readonly reference: Readonly<Record<string, JsonValue>> }[];
+  /** `transcript`: the attempt's native session file, when its reference names one (`wfcli transcript <file>` shows it). */
+  readonly attempts: readonly { readonly agentId: string; readonly attempt: number; readonly reference: Readonly<Record<string, JsonValue>>; readonly transcript?: string }[];
   readonly systemPrompts: readonly { readonly agentId: string; readonly attempt: number; readonly turn: number; readonly sha256: string; readonly characters?: number }[];
   readonly warnings: readonly { readonly at?: string; readonly message: string }[];
   readonly problems: readonly string[];
@@ -61,7 +62,12 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
     run,
     runDir,
     usage,
-    attempts: [...files.sessions].flatMap(([agentId, references]) => references.map((entry) => ({ agentId, attempt: entry.attempt, reference: entry.reference }))),
+    attempts: [...files.sessions].flatMap(([agentId, references]) =>
+      references.map((entry) => {
+        const file = entry.reference['sessionFile'];
+        return { agentId, attempt: entry.attempt, reference: entry.reference, ...(typeof file === 'string' ? { transcript: file } : {}) };
+      }),
+    ),
     systemPrompts: files.systemPrompts.map(({ agentId, attempt, turn, sha256, text }) => ({ agentId, attempt, turn, sha256, ...(text === undefined ? {} : { characters: text.length }) })),
     warnings: warnings(runDir),
     problems: files.problems,
@@ -71,7 +77,10 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
 function formatInspection(inspection: RunInspection): string {
   const lines = [formatStatus(inspection.run).trimEnd()];
   lines.push(`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`);
-  for (const attempt of inspection.attempts) lines.push(`  attempt    ${attempt.agentId} #${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
+  for (const attempt of inspection.attempts) {
+    lines.push(`  attempt    ${attempt.agentId} #${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
+    if (attempt.transcript !== undefined) lines.push(`  transcript ${attempt.transcript}`);
+  }
   for (const prompt of inspection.systemPrompts) {
     lines.push(`  prompt     ${prompt.agentId} attempt ${prompt.attempt} turn ${prompt.turn}: sha256 ${prompt.sha256.slice(0, 12)}…${prompt.characters === undefined ? ' (body missing)' : `, ${prompt.characters} characters`}`);
   }
@@ -113,7 +122,8 @@ export const inspectCommand: CommandSpec = {
   --failed     only runs that failed or exhausted their budget, or hold a failed agent
 
 Per run: state and failure, phase, budget and usage, named worktrees, agents
-(state, attempts, tokens, cost), the session reference of every attempt, the
+(state, attempts, tokens, cost), the session reference of every attempt and
+its transcript (the native session file; open it with wfcli transcript), the
 recorded system prompts (agent, attempt, turn, SHA-256), warnings from the
 event log and the run directory. Reads the run store only (no Pi session).`,
   options: { summary: { type: 'boolean' }, failed: { type: 'boolean' }, ...JSON_OPTION },

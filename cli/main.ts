@@ -13,6 +13,7 @@ import { PACKAGE_NAME, findPackage } from '../plugins/host/package-info.js';
 import { bundleCommand } from './bundle/command.js';
 import { inspectCommand } from './inspect.js';
 import { listCommand } from './list.js';
+import { reportCommand } from './report.js';
 import { resumeCommand } from './resume.js';
 import { retryCommand } from './retry.js';
 import { runCommand } from './run.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   cleanupCommand,
   inspectCommand,
   transcriptCommand,
+  reportCommand,
   exportCommand,
   bundleCommand,
 ];

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { currentBranch, readSessionFile, type ContentBlock, type SessionEntry } from './session-file.js';
+import { currentBranch, readSessionFile, type ContentBlock, type SessionEntry } from '../lib/transcripts/session-file.js';
 
 const DEFAULT_MAX_CHARS = 2000;
 
@@ -141,7 +141,8 @@ arguments, tool results (marked when they failed), shell commands, model and
 thinking-level changes, compactions and summaries. Thinking and images are
 shown by size. Every line of the file is validated; a line that is not a valid
 entry is named in a warning and skipped. Pi keeps session files under
-<agent dir>/sessions/.`,
+<agent dir>/sessions/; workflow agents' are in a workflows/<run-id>/ folder
+of the run's project there (wfcli inspect names each attempt's file).`,
   options: { all: { type: 'boolean' }, tail: { type: 'string' }, 'max-chars': { type: 'string' }, ...JSON_OPTION },
   positionals: { min: 1, max: 1 },
   run,

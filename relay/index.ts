@@ -7,3 +7,5 @@
 export * from './core/index.js';
 export { DEFAULT_HOST, DEFAULT_PORT, HEARTBEAT_MS, startNodeBridge, type NodeBridge, type NodeBridgeOptions } from './node/server.js';
 export { parseHost, parsePort, runNodeBridge, type RunOptions } from './node/run.js';
+export type { ConnectionStats } from './node/connections.js';
+export type { DescriptorBudget } from './node/descriptors.js';

@@ -8,6 +8,7 @@
  */
 import type { WorkflowEngine } from '../engine/engine.js';
 import type { StatusSummary } from '../engine/status.js';
+import type { RunHandle } from '../engine/engine-types.js';
 
 export interface WorkflowHostSession {
   /** The engine of this session: every run of the session, plugin-launched or not, goes through it. */
@@ -25,4 +26,9 @@ export interface WorkflowHostSession {
    * shows it again.
    */
   claimRuns(owner: string, owns: (run: StatusSummary) => boolean): void;
+  /**
+   * Follows a run a plugin resumed (the trajectory viewer's Resume): its end
+   * reaches the session as a `/workflow` resume's does.
+   */
+  watch(handle: RunHandle): void;
 }

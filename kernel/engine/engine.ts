@@ -22,10 +22,12 @@ import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { checkIdentity, completedRetryGuidance, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
+import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import { StopRequestWatcher, stopNotHere } from './stop-requests.js';
+import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
@@ -234,11 +236,11 @@ export class WorkflowEngine {
     return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#executing(entry.runId, entry.snapshot)));
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`. */
+  /** Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background. */
   recoverInterrupted(cwd: string): string[] {
-    return this.#runs(cwd)
-      .filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit))
-      .map((entry) => entry.runId);
+    const recovered = this.#runs(cwd).filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit));
+    void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
+    return recovered.map((entry) => entry.runId);
   }
 
   async resume(cwd: string, runId: string, options: ResumeOptions = {}): Promise<RunHandle> {
@@ -278,6 +280,8 @@ export class WorkflowEngine {
     // The replay is loaded and checked under the lock before the state moves: a refused resume changes nothing.
     const opened = this.#open(record);
     try {
+      // No shell group a dead host of this run left may run beside the commands the run runs again.
+      await stopOrphanGroups(orphanSources(this.root, snapshot, { runId, runDir }));
       for (const [plugin, value] of segment.pluginState) record.setPluginState(plugin, value);
       persistSegment(record, segment, { proposals: true });
       if (segment.held) {
@@ -314,6 +318,7 @@ export class WorkflowEngine {
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
+    await stopOrphanGroups(orphanSources(this.root, { ...source.snapshot, lineage }));
     return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
@@ -364,7 +369,16 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    return stopNotHere({ runDir: found.runDir, state: () => this.#find(cwd, runId).snapshot.state, stopHere: () => stopStored(found.runDir, this.#emit) });
+    // Stopped here (no live owner, or the owner let go): the shell groups a dead host left are ended too; a live owner ends its own.
+    let stoppedHere = false;
+    const stopHere = (): StopResult => {
+      const result = stopStored(found.runDir, this.#emit);
+      stoppedHere = result.stopped;
+      return result;
+    };
+    const result = await stopNotHere({ runDir: found.runDir, state: () => this.#find(cwd, runId).snapshot.state, stopHere });
+    if (stoppedHere) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
+    return result;
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */

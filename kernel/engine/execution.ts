@@ -31,7 +31,6 @@ import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
-
 import { scriptGlobals, type ExecutionEnv, type SegmentOutcome } from './execution-types.js';
 
 export type { ExecutionEnv, SegmentOutcome } from './execution-types.js';
@@ -62,6 +61,8 @@ export class RunExecution implements FunctionHost {
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
   #resumeWaiters: (() => void)[] = [];
+  /** Shell calls in flight: a stop or interrupt waits until their process groups are gone. */
+  readonly #shells = new Set<Promise<unknown>>();
 
   constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
     const { journal, replay, nextSeq } = source;
@@ -214,8 +215,7 @@ export class RunExecution implements FunctionHost {
   async stop(): Promise<void> {
     if (this.#ended || this.#closing) return;
     this.#closing = true;
-    this.#abort.abort();
-    await this.#script?.terminate();
+    await this.#cancelInFlight();
     this.#end('stopped', () => this.#record.transition('stopped', this.#stamp));
   }
 
@@ -223,9 +223,14 @@ export class RunExecution implements FunctionHost {
   async interrupt(): Promise<void> {
     if (this.#ended || this.#closing) return;
     this.#closing = true;
-    this.#abort.abort();
-    await this.#script?.terminate();
+    await this.#cancelInFlight();
     this.#end('interrupted', () => this.#record.transition('interrupted', this.#stamp));
+  }
+
+  /** Aborts every operation; the state is saved once the script stopped and no shell's process group runs (bounded by the shells' grace). */
+  async #cancelInFlight(): Promise<void> {
+    this.#abort.abort();
+    await Promise.all([this.#script?.terminate(), Promise.allSettled([...this.#shells])]);
   }
 
   /** Cooperative: no new operation starts; the run is paused once active ones finish. */
@@ -328,15 +333,11 @@ export class RunExecution implements FunctionHost {
       (record) => (record.kind === 'shell' ? record.value : this.#mismatch(record, 'shell')),
       async (key) => {
         // Parsed once the call holds its key: an invalid call still counts as an occurrence, as in the sandbox.
-        const value = await recordedShell(parseShellArgs(args), {
-          key,
-          scope,
-          phase: this.#record.snapshot.phase,
-          cwd: this.#scopeCwds.of(scope).cwd,
-          runDir: this.#record.runDir,
-          maxValueBytes: this.#env.pool.limits.maxValueBytes,
-          signal: this.#abort.signal,
-        });
+        const { runDir } = this.#record;
+        const place = { key, scope, phase: this.#record.snapshot.phase, cwd: this.#scopeCwds.of(scope).cwd, runDir, maxValueBytes: this.#env.pool.limits.maxValueBytes, signal: this.#abort.signal };
+        const call = recordedShell(parseShellArgs(args), place);
+        this.#shells.add(call);
+        const value = await call.finally(() => this.#shells.delete(call));
         return { value: { ...value }, body: { kind: 'shell', value } };
       },
     );

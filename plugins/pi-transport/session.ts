@@ -62,6 +62,8 @@ export interface TurnResultTool {
 
 export interface PiWorkflowSessionOptions {
   readonly native: AgentSession;
+  /** The session file Pi appends to (absolute), recorded in the reference. */
+  readonly sessionFile?: string | undefined;
   readonly channel: ProgressChannel;
   readonly resultTool: TurnResultTool;
   /** The schema of a prompt called without a turn: the creation-time `options.outputSchema`. */
@@ -99,7 +101,7 @@ export class PiWorkflowSession implements WorkflowSession {
     this.#defaultOutputSchema = options.defaultOutputSchema;
     this.#resources = options.resources;
     this.nativeSessionId = options.native.sessionId;
-    this.reference = Object.freeze({ transport: 'pi', sessionId: options.native.sessionId });
+    this.reference = Object.freeze({ transport: 'pi', sessionId: options.native.sessionId, ...(options.sessionFile === undefined ? {} : { sessionFile: options.sessionFile }) });
     if (options.turnControl !== undefined && options.turnControl !== '') {
       this.#pendingSteers.push(options.turnControl);
       this.turnControlDelivered = true;

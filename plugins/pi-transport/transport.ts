@@ -1,9 +1,11 @@
 /**
  * The Pi `AgentTransport`: each attempt is a fresh in-process Pi session
  * built with the SDK from the user's agent dir (models.json, auth.json,
- * settings, extensions) and kept in memory; the engine persists only the
- * transport-neutral reference `{ transport: 'pi', sessionId }`. Services come
- * first, so a model from an extension's provider resolves like a built-in one.
+ * settings, extensions) that writes its native session file (transcript.ts);
+ * the engine persists the transport-neutral reference
+ * `{ transport: 'pi', sessionId, sessionFile }` and never reconnects it.
+ * Services come first, so a model from an extension's provider resolves like
+ * a built-in one.
  *
  * Resources follow the agent's selectors, the root candidate set, a nested
  * child's ceiling and setup hooks' narrowing (`selection.ts`): skills and
@@ -12,7 +14,7 @@
  * `resources()` reports what the session resolved.
  */
 import path from 'node:path';
-import { SessionManager, createAgentSessionFromServices, type SessionStartEvent } from '@earendil-works/pi-coding-agent';
+import { createAgentSessionFromServices, type SessionStartEvent } from '@earendil-works/pi-coding-agent';
 import type { AgentTransport, AgentTransportContext, WorkflowSession } from '../../kernel/index.js';
 import type { SessionInput } from '../../kernel/index.js';
 import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/index.js';
@@ -23,6 +25,8 @@ import { createSessionServices } from './resources.js';
 import { ResultToolController } from './result-tool.js';
 import { builtinToolNames, checkCustomToolNames, extensionToolNames, loadedExtensionPaths, resolvedResources, rootToolCandidates, selectTools, skillNames } from './selection.js';
 import { PiWorkflowSession, ProgressChannel } from './session.js';
+import { transcriptManager, writeTranscript } from './transcript.js';
+import { runTranscriptDir } from '../../lib/transcripts/location.js';
 
 export const TRANSPORT_NAME = 'pi';
 
@@ -119,9 +123,11 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
   const customTools = customPiTools(input.customTools, excludeTools);
   const own = [resultTool.name, ...customTools.map((tool) => tool.name)];
   const tools = [...new Set([...selection.allowlist.filter((name) => !own.includes(name)), ...own])];
+  const transcripts = runTranscriptDir({ cwd: context.run.cwd, agentDir: services.agentDir, configured: services.settingsManager.getSessionDir(), runId: context.run.runId });
+  const sessionManager = transcriptManager(input.cwd, transcripts);
   const { session } = await createAgentSessionFromServices({
     services,
-    sessionManager: SessionManager.inMemory(input.cwd),
+    sessionManager,
     sessionStartEvent: startEvent(context.settings),
     ...(resolved === undefined ? {} : { model: resolved.model }),
     ...(resolved?.thinkingLevel === undefined ? {} : { thinkingLevel: resolved.thinkingLevel }),
@@ -141,8 +147,17 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     session.dispose();
     throw error;
   }
+  let sessionFile: string;
+  try {
+    sessionFile = writeTranscript(sessionManager);
+  } catch (error) {
+    await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' }).catch(() => undefined);
+    session.dispose();
+    throw error;
+  }
   return new PiWorkflowSession({
     native: session,
+    sessionFile,
     channel,
     resultTool,
     defaultOutputSchema: input.options.outputSchema,

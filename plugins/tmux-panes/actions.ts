@@ -10,7 +10,7 @@ import { type AgentAttemptAction, type JsonValue, type WorkflowAttemptActionCont
 import { attemptFiles } from './launch.js';
 import { TRANSPORT_NAME } from './transport.js';
 import { Tmux } from './tmux.js';
-import { readTranscript } from './transcript.js';
+import { readTranscript } from '../../lib/transcripts/text.js';
 import { writeFileSync } from 'node:fs';
 
 export interface PaneReference {

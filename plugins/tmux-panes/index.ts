@@ -69,5 +69,5 @@ export default Object.freeze(Object.assign(tmuxPanes, { plugin: createTmuxPanesP
 export { paneSettings, validatePaneSettings, wantsPane, SETTINGS_KEY, DEFAULT_PANE_SETTINGS, type PaneSettings, type PaneAgents } from './settings.js';
 export { accepts, createTmuxTransport, TRANSPORT_NAME, type TmuxTransportOptions } from './transport.js';
 export { tmuxContext, Tmux } from './tmux.js';
-export { renderTranscript } from './transcript.js';
+export { renderTranscript } from '../../lib/transcripts/text.js';
 export { paneReference } from './actions.js';

@@ -106,11 +106,13 @@ export interface PiArgsInput {
   readonly excludeTools: readonly string[];
   readonly projectTrusted: boolean;
   readonly name: string;
+  /** Where the pane's pi writes its session file (the run's transcript folder). */
+  readonly sessionDir: string;
 }
 
 /** The interactive `pi` of one pane: no prompt on the command line (it comes through the channel). */
 export function piArgs(options: PiArgsInput): string[] {
-  const args = [...options.pi, '-e', options.entry, '--name', options.name, options.projectTrusted ? '--approve' : '--no-approve'];
+  const args = [...options.pi, '-e', options.entry, '--name', options.name, '--session-dir', options.sessionDir, options.projectTrusted ? '--approve' : '--no-approve'];
   if (options.input.model !== '') args.push('--model', options.input.model);
   if (options.systemPrompt !== undefined) args.push('--system-prompt', options.systemPrompt);
   if (options.systemPromptAppend !== undefined) args.push('--append-system-prompt', options.systemPromptAppend);

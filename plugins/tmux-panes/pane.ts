@@ -8,7 +8,7 @@
  * of each run. The user may type into the pane at any time: that is the live
  * handoff; the result still only counts through `workflow_result`.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { TSchema } from 'typebox';
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from '@earendil-works/pi-coding-agent';
@@ -115,11 +115,26 @@ class PaneSide {
         turns: this.#stats.turns + (event.message.role === 'assistant' ? 1 : 0),
       };
       this.#stats = { ...stats };
+      this.#privateSessionFile();
       this.#send({ type: 'turn_end', stats });
       // Pi stops by itself when the batch was only the accepted result; other tools in it would let the model go on.
       if (this.#accepted && !event.toolResults.every((result) => result.toolName === this.#resultName && !result.isError)) this.#context?.abort();
     });
     pi.on('agent_end', () => this.#send({ type: 'agent_end' }));
+  }
+
+  /**
+   * Pi creates the session file with the umask's mode once the first answer
+   * arrives; transcripts are private (0600). The folder is 0700 meanwhile.
+   */
+  #privateSessionFile(): void {
+    const file = this.#context?.sessionManager.getSessionFile();
+    if (file === undefined) return;
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // Not written yet (no answer so far): the next turn end tries again.
+    }
   }
 
   #send(message: PaneMessage): void {

@@ -13,12 +13,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { WorkflowError, compileResultSchema, isWorkflowError, messageOf, resultToolContract, type AgentTransport, type AgentTransportContext, type PreparedAgentSession, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
+import { SettingsManager } from '@earendil-works/pi-coding-agent';
+import { WorkflowError, compileResultSchema, resolveAgentDir, isWorkflowError, messageOf, resultToolContract, type AgentTransport, type AgentTransportContext, type PreparedAgentSession, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { PaneChannel } from './channel.js';
 import { attemptFiles, launchEnv, launcherCommand, piArgs, writeAttemptFiles } from './launch.js';
 import { PROTOCOL_VERSION, type PaneHello } from './protocol.js';
 import { PaneSession, paneTool } from './session.js';
 import { Tmux, type OpenedPane } from './tmux.js';
+import { ensureRunTranscriptDir, runTranscriptDir } from '../../lib/transcripts/location.js';
 
 export const TRANSPORT_NAME = 'tmux';
 
@@ -102,7 +104,18 @@ async function openPaneSession(tmux: Tmux, input: SessionInput, context: AgentTr
     const token = randomBytes(16).toString('hex');
     channel = await PaneChannel.listen(files.socket, token);
     const name = `${input.sessionLabel} ${context.run.runId}`;
+    // The pane's pi writes its session where the Pi transport writes its agents' (lib/transcripts/location.ts).
+    const agentDir = input.agentDir ?? resolveAgentDir();
+    const sessionDir = runTranscriptDir({
+      cwd: context.run.cwd,
+      agentDir,
+      configured: SettingsManager.create(context.run.cwd, agentDir, { projectTrusted: context.projectTrusted }).getSessionDir(),
+      runId: context.run.runId,
+      ...(options.env === undefined ? {} : { env: options.env }),
+    });
+    ensureRunTranscriptDir(sessionDir);
     const argv = piArgs({
+      sessionDir,
       pi: options.pi,
       entry: options.entry,
       input,

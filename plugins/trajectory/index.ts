@@ -67,6 +67,11 @@ export function createTrajectoryPlugin(options: TrajectoryOptions = {}): KernelP
           await service.close();
         });
       });
+      // A run the page resumes is followed by the host session, as a `/workflow` resume is.
+      kernel.hooks.host.started.tap(PLUGIN_NAME, (host) => {
+        const service = services.get(host.engine);
+        if (service) service.follow = (handle) => host.watch(handle);
+      });
       kernel.hooks.registry.commands.tap(PLUGIN_NAME, (commands) => [
         ...commands,
         { name: 'trajectory', description: 'the trajectory viewer: a live page per run in your browser', run: (input) => trajectoryCommand(services.get(input.engine), input) },

@@ -19,6 +19,8 @@ import {
   type PrimitiveCallRecord,
   type StatusSummary,
 } from '../../kernel/index.js';
+import type { ControlView } from './controls.js';
+import { transcriptFiles } from './transcript.js';
 
 /** Format of the JSON the page reads (`/api/runs/<id>` and the stream). */
 export const TRAJECTORY_MODEL_VERSION = 1;
@@ -41,6 +43,8 @@ export interface AttemptView {
   readonly model: string | null;
   readonly usage: Usage;
   readonly code?: string;
+  /** The attempt's reference names its session file: the page can open its transcript. */
+  readonly transcript?: true;
 }
 
 export interface AgentView {
@@ -91,6 +95,8 @@ export interface TrajectoryModel {
   readonly warnings: readonly { readonly at: string; readonly message: string }[];
   /** Lines of calls.jsonl and events.jsonl that could not be read. */
   readonly skipped: number;
+  /** What the run page may do to the run now (the live viewer only; never in a report). */
+  readonly controls?: readonly ControlView[];
 }
 
 /** Attempt starts seen live on the event bus (agent ID → attempt → time), for attempts not yet in calls.jsonl. */
@@ -119,15 +125,19 @@ function treeView(nodes: readonly AgentTreeNode[]): TreeView[] {
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
 const ACTIVE_AGENT = new Set(['running', 'retrying', 'waiting_for_child']);
 
-/** The recorded attempts of an agent, plus the one still running (started live, or at its last activity). */
-function attemptsOf(agent: AgentSummary, recorded: readonly AttemptView[], live: ReadonlyMap<number, string> | undefined): AttemptView[] {
+/** The recorded attempts of an agent, plus the one still running (started live, or at its last activity), marked when a transcript exists. */
+function attemptsOf(agent: AgentSummary, recorded: readonly AttemptView[], live: ReadonlyMap<number, string> | undefined, transcripts: ReadonlySet<string>): AttemptView[] {
   const attempts = [...recorded].sort((a, b) => a.attempt - b.attempt);
   const current = agent.attempts;
   if (ACTIVE_AGENT.has(agent.state) && current > 0 && !attempts.some((attempt) => attempt.attempt === current)) {
     const startedAt = live?.get(current) ?? agent.lastActivity;
     attempts.push({ attempt: current, startedAt, status: 'running', model: attempts.at(-1)?.model ?? null, usage: ZERO });
   }
-  return attempts;
+  return attempts.map((attempt) => (transcripts.has(transcriptKey(agent.id, attempt.attempt)) ? { ...attempt, transcript: true } : attempt));
+}
+
+function transcriptKey(agentId: string, attempt: number): string {
+  return `${attempt}\u0000${agentId}`;
 }
 
 export function buildModel(status: StatusSummary, runDir: string, live: LiveStarts = new Map()): TrajectoryModel {
@@ -148,6 +158,7 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
       shells.push({ name: cut(record.command, SHELL_COMMAND_CHARS).text, ...timing, ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }) });
     }
   }
+  const transcripts = new Set(transcriptFiles(runDir).map((entry) => transcriptKey(entry.agentId, entry.attempt)));
   const agents: AgentView[] = status.agents.map((agent) => ({
     id: agent.id,
     label: agent.label,
@@ -157,7 +168,7 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
     ...(agent.parentId === undefined ? {} : { parentId: agent.parentId }),
     ...(agent.phase === undefined ? {} : { phase: agent.phase }),
     usage: agent.usage,
-    attempts: attemptsOf(agent, recorded.get(agent.id) ?? [], live.get(agent.id)),
+    attempts: attemptsOf(agent, recorded.get(agent.id) ?? [], live.get(agent.id), transcripts),
   }));
   const text = (value: unknown): string => (typeof value === 'string' ? value : '');
   const budget: TrajectoryModel['budget'][number][] = [];

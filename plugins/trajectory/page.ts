@@ -77,4 +77,20 @@ svg .bar-tokens { fill: var(--running); } svg .bar-input { fill: #74c0fc; }
 .legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); margin: 4px 0; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
 .legend .bar-completed { background: var(--completed); } .legend .bar-failed { background: var(--failed); } .legend .bar-cancelled { background: var(--cancelled); } .legend .bar-running { background: var(--running); } .legend .bar-input { background: #74c0fc; } .legend .bar-tokens { background: var(--running); }
+.toolbar { display: flex; gap: 8px; margin: 12px 0 4px; } .toolbar input { flex: 1; font: inherit; padding: 4px 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
+.controls { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 8px 0; }
+button { font: inherit; padding: 2px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; }
+button:disabled { opacity: 0.5; cursor: default; } button.control-stop, button.control-reject { border-color: var(--failed); }
+button.link { border: none; background: none; padding: 0 4px; color: var(--running); text-decoration: underline; }
+.error-text { color: var(--failed); } .downloads { margin: 4px 0; font-size: 13px; }
+ul.hits { margin: 4px 0 12px; padding-left: 18px; }
+section.transcript { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 4px; } section.transcript h3 { font-size: 14px; margin: 8px 0 2px; }
+ol.messages { list-style: none; padding: 0; margin: 8px 0; }
+.msg { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 6px 0; overflow-wrap: anywhere; }
+.msg-user { background: var(--panel); } .msg-tool { border-style: dashed; } .msg-tool.failed { border-color: var(--failed); } .msg.hit { outline: 2px solid var(--retrying); }
+.who { font-size: 12px; margin-bottom: 2px; }
+.msg pre, details pre { white-space: pre-wrap; margin: 4px 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; max-height: 480px; overflow: auto; }
+.tool-call { margin: 4px 0; } .tool-call pre.args { background: var(--panel); padding: 4px 6px; border-radius: 4px; }
+details.thinking summary, details.system-prompt summary { color: var(--muted); cursor: pointer; }
+.md p { margin: 4px 0; } .md pre { background: var(--panel); padding: 6px; border-radius: 4px; } .md code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
 `;

@@ -33,13 +33,28 @@ const HEADERS = {
 export const POLL_MS = 500;
 const HEARTBEAT_MS = 15_000;
 
-/** What the server reads: this session's runs and their models. */
+/** What the server reads and does: this session's runs, their models, transcripts and controls. */
 export interface RunSource {
   list(): readonly { readonly runId: string; readonly workflow: string; readonly state: string; readonly createdAt: string; readonly launchMode: string }[];
   /** The run's model as JSON text, or undefined for a run of another session or none. */
   model(runId: string): string | undefined;
   runDir(runId: string): string | undefined;
+  /** One attempt's transcript as JSON text; undefined when the run or the attempt's session file is unknown. */
+  transcript(runId: string, agentId: string, attempt: number): string | undefined;
+  /** A tag that changes when the attempt's session file changes (size and time), for polling. */
+  transcriptTag(runId: string, agentId: string, attempt: number): string | undefined;
+  /** Attempts whose transcript mentions `query` (case-insensitive), with how often: no text of theirs. */
+  search(runId: string, query: string): readonly { readonly agentId: string; readonly attempt: number; readonly matches: number }[] | undefined;
+  /** The self-contained report of the run. */
+  report(runId: string, transcripts: boolean): string | undefined;
+  /** Performs a control request's JSON body; resolves with a one-line answer, rejects with why not. */
+  act(runId: string, body: string): Promise<string>;
 }
+
+/** The custom header every control request carries: a cross-site form or image cannot send it, and a cross-origin fetch with it needs a preflight the server never answers. */
+export const CONTROL_HEADER = 'x-workflow-viewer';
+/** The largest control request body read. */
+const MAX_BODY_BYTES = 4096;
 
 interface Watch {
   readonly clients: Set<ServerResponse>;
@@ -124,8 +139,13 @@ export class TrajectoryServer {
     response.writeHead(status, { ...HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end(text);
   }
 
-  /** Token, Host and origin checks; true when the request may be served. */
-  #allowed(request: IncomingMessage, response: ServerResponse, token: string): boolean {
+  /**
+   * Token, Host and origin checks; true when the request may be served.
+   * A control (POST) must also come from this origin (an `Origin` equal to
+   * the viewer's, a `Sec-Fetch-Site` of `same-origin` when sent) with the
+   * custom header and a JSON body.
+   */
+  #allowed(request: IncomingMessage, response: ServerResponse, token: string, control: boolean): boolean {
     const host = `127.0.0.1:${this.#port}`;
     const origin = request.headers.origin;
     const site = request.headers['sec-fetch-site'];
@@ -133,27 +153,63 @@ export class TrajectoryServer {
     else if (request.headers.host !== host) this.#refuse(response, 403, 'forbidden: wrong host');
     else if (origin !== undefined && origin !== this.origin) this.#refuse(response, 403, 'forbidden: another origin');
     else if (site !== undefined && site !== 'same-origin' && site !== 'none') this.#refuse(response, 403, 'forbidden: another site');
-    else if (request.method !== 'GET' && request.method !== 'HEAD') this.#refuse(response, 405, 'method not allowed');
+    else if (control && request.method === 'POST') {
+      if (origin !== this.origin || (site !== undefined && site !== 'same-origin')) this.#refuse(response, 403, 'forbidden: a control must come from the viewer page');
+      else if (request.headers[CONTROL_HEADER] !== '1') this.#refuse(response, 403, `forbidden: a control needs the ${CONTROL_HEADER} header`);
+      else if (!(request.headers['content-type'] ?? '').startsWith('application/json')) this.#refuse(response, 415, 'a control is a JSON body');
+      else return true;
+    } else if (request.method !== 'GET' && request.method !== 'HEAD') this.#refuse(response, 405, 'method not allowed');
     else return true;
     return false;
   }
 
   #handle(request: IncomingMessage, response: ServerResponse): void {
     try {
-      const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-      const [, token = '', ...rest] = path.split('/');
-      if (!this.#allowed(request, response, token)) return;
-      this.#route(rest, response, `/${this.#token}/`);
+      const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      const [, token = '', ...rest] = url.pathname.split('/');
+      const control = rest.length === 4 && rest[0] === 'api' && rest[1] === 'runs' && rest[3] === 'actions';
+      if (!this.#allowed(request, response, token, control)) return;
+      if (control) {
+        if (request.method !== 'POST') return this.#refuse(response, 405, 'method not allowed: a control is a POST');
+        return this.#control(request, response, rest[2] ?? '');
+      }
+      this.#route(rest, url.searchParams, request, response, `/${this.#token}/`);
     } catch (error) {
       if (!response.headersSent) this.#refuse(response, 500, `internal error: ${messageOf(error)}`);
     }
+  }
+
+  /** Reads the bounded body and performs it; 200 with `{ message }`, 409 with `{ error }` when refused. */
+  #control(request: IncomingMessage, response: ServerResponse, runId: string): void {
+    if (!RUN_ID.test(runId) || this.#source.runDir(runId) === undefined) return this.#refuse(response, 404, 'no such run in this session');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        this.#refuse(response, 413, 'the control request is too large');
+        request.destroy();
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (response.headersSent) return;
+      this.#source.act(runId, Buffer.concat(chunks).toString('utf8')).then(
+        (message) => {
+          this.#send(response, 'application/json', JSON.stringify({ message }));
+          this.notify(runId);
+        },
+        (error: unknown) => {
+          if (!response.headersSent) response.writeHead(409, { ...HEADERS, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: messageOf(error) }));
+        },
+      );
+    });
   }
 
   #send(response: ServerResponse, type: string, body: string): void {
     response.writeHead(200, { ...HEADERS, 'content-type': `${type}; charset=utf-8` }).end(body);
   }
 
-  #route(parts: readonly string[], response: ServerResponse, base: string): void {
+  #route(parts: readonly string[], query: URLSearchParams, request: IncomingMessage, response: ServerResponse, base: string): void {
     const [first = '', second, third, fourth] = parts;
     if (first === '' && parts.length <= 1) return this.#send(response, 'text/html', pageHtml(base, 'runs'));
     if (first === 'app.js' && parts.length === 1) return this.#send(response, 'text/javascript', trajectoryAppScript());
@@ -165,8 +221,35 @@ export class TrajectoryServer {
       if (model === undefined) return this.#refuse(response, 404, 'no such run in this session');
       if (fourth === undefined) return this.#send(response, 'application/json', model);
       if (fourth === 'stream' && parts.length === 4) return this.#stream(third, model, response);
+      if (fourth === 'transcript' && parts.length === 4) return this.#transcript(third, query, request, response);
+      if (fourth === 'search' && parts.length === 4) {
+        const text = query.get('q') ?? '';
+        if (text.length < 1 || text.length > 200) return this.#refuse(response, 400, 'q takes 1 to 200 characters');
+        return this.#send(response, 'application/json', JSON.stringify(this.#source.search(third, text) ?? []));
+      }
+      if (fourth === 'report' && parts.length === 4) {
+        const report = this.#source.report(third, query.get('transcripts') !== '0');
+        if (report === undefined) return this.#refuse(response, 404, 'no such run in this session');
+        response.writeHead(200, { ...HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-disposition': `attachment; filename="${third}.html"` }).end(report);
+        return;
+      }
     }
     this.#refuse(response, 404, 'not found');
+  }
+
+  /** `?agent=<id>&attempt=<n>`; answers 304 while the session file is unchanged (If-None-Match). */
+  #transcript(runId: string, query: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+    const agentId = query.get('agent') ?? '';
+    const attempt = Number(query.get('attempt'));
+    if (agentId === '' || agentId.length > 1000 || !Number.isSafeInteger(attempt) || attempt < 1) return this.#refuse(response, 400, 'agent and attempt (a positive whole number) are needed');
+    const tag = this.#source.transcriptTag(runId, agentId, attempt);
+    if (tag !== undefined && request.headers['if-none-match'] === tag) {
+      response.writeHead(304, { ...HEADERS, etag: tag }).end();
+      return;
+    }
+    const view = this.#source.transcript(runId, agentId, attempt);
+    if (view === undefined) return this.#refuse(response, 404, 'this attempt has no transcript');
+    response.writeHead(200, { ...HEADERS, 'content-type': 'application/json; charset=utf-8', ...(tag === undefined ? {} : { etag: tag }) }).end(view);
   }
 
   #stream(runId: string, model: string, response: ServerResponse): void {

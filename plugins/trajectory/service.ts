@@ -2,14 +2,17 @@
  * The viewer of one engine (one host session): its server, started on
  * first use and closed with the engine, the run source it reads (this
  * session's runs only), and the attempt starts it sees on the kernel's
- * events, so a running attempt's bar starts where it began.
+ * events, so a running attempt's bar starts where it began. The server and
+ * what it reads (models, transcripts, reports, controls) load on first use:
+ * a session that never opens the viewer never loads them.
  */
-import { WORKFLOW_AGENT_STATE_CHANGED_EVENT, type WorkflowEngine, type WorkflowEvent } from '../../kernel/index.js';
-import { buildModel } from './model.js';
-import { TrajectoryServer, type RunSource } from './server.js';
+import { WORKFLOW_AGENT_STATE_CHANGED_EVENT, type RunHandle, type WorkflowEngine, type WorkflowEvent } from '../../kernel/index.js';
+import type { TrajectoryServer } from './server.js';
 
 export class TrajectoryService {
   readonly engine: WorkflowEngine;
+  /** Follows a run the page resumed: the host session's watch, once a host started on this engine. */
+  follow: ((handle: RunHandle) => void) | undefined;
   readonly #starts = new Map<string, Map<string, Map<number, string>>>();
   #server: Promise<TrajectoryServer> | undefined;
   #closed = false;
@@ -21,8 +24,13 @@ export class TrajectoryService {
   /** The running server (started now if it is not). */
   open(cwd: string): Promise<TrajectoryServer> {
     if (this.#closed) return Promise.reject(new Error('the workflow session has ended'));
-    this.#server ??= TrajectoryServer.start(this.#source(cwd));
+    this.#server ??= this.#start(cwd);
     return this.#server;
+  }
+
+  async #start(cwd: string): Promise<TrajectoryServer> {
+    const [{ TrajectoryServer: Server }, { createRunSource }] = await Promise.all([import('./server.js'), import('./source.js')]);
+    return Server.start(createRunSource({ engine: this.engine, cwd, starts: this.#starts, follow: () => this.follow }));
   }
 
   get running(): Promise<TrajectoryServer> | undefined {
@@ -46,30 +54,5 @@ export class TrajectoryService {
     const server = this.#server;
     this.#server = undefined;
     await server?.then((running) => running.close(), () => undefined);
-  }
-
-  #source(cwd: string): RunSource {
-    const engine = this.engine;
-    const runDir = (runId: string): string | undefined => {
-      try {
-        // This session's runs only (spec 1 "Run and its storage": discovery is by cwd and session).
-        return engine.status(cwd, runId).sessionId === engine.sessionId ? engine.runDirectory(cwd, runId) : undefined;
-      } catch {
-        return undefined;
-      }
-    };
-    return {
-      list: () => engine.list(cwd).map((run) => ({ runId: run.runId, workflow: run.workflow.name, state: run.state, createdAt: run.createdAt, launchMode: run.launchMode })).reverse(),
-      runDir,
-      model: (runId) => {
-        const dir = runDir(runId);
-        if (dir === undefined) return undefined;
-        try {
-          return JSON.stringify(buildModel(engine.status(cwd, runId), dir, this.#starts.get(runId)));
-        } catch {
-          return undefined;
-        }
-      },
-    };
   }
 }

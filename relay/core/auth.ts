@@ -29,11 +29,21 @@ export function authSigningInput(authorityId: string, nonce: string): Uint8Array
   return new TextEncoder().encode(`pi-relay-auth:1:${authorityId}:${nonce}`);
 }
 
-/** A new Authority socket (ID already validated): refused by the allowlist or the connection cap, else challenged. */
+/**
+ * A new Authority socket (ID already validated): refused by the allowlist or
+ * the connection cap, else challenged. At `MAX_PENDING_AUTHORITIES` the
+ * oldest socket still in the challenge is shed (4429) to make room: refusing
+ * the newcomer instead would let anyone who opens that many silent sockets,
+ * and reopens them as they time out, lock every Authority out.
+ */
 export function openAuthority(core: RelayState, out: Action[], socket: SocketId, authorityId: string): Action[] {
   const allowlist = core.policy.authorityAllowlist;
   if (allowlist !== undefined && !allowlist.has(authorityId)) return close(out, socket, CLOSE.FORBIDDEN, REASON.notAllowed);
   if (connectionsFull(core.policy, core.sockets.size)) return close(out, socket, CLOSE.RATE_LIMITED, REASON.tooManyConnections);
+  for (const oldest of core.pending) {
+    if (core.pending.size < core.policy.maxPendingAuthorities) break;
+    core.close(out, oldest, CLOSE.RATE_LIMITED, REASON.tooManyPending);
+  }
   const now = core.now();
   const nonce = randomBase64url(core.random, NONCE_BYTES);
   const state: AuthoritySocket = {
@@ -48,7 +58,7 @@ export function openAuthority(core: RelayState, out: Action[], socket: SocketId,
     held: undefined,
   };
   core.sockets.set(socket, state);
-  core.pending++;
+  core.pending.add(state);
   out.push({ type: 'send', socket, text: challengeText(nonce) }, { type: 'set_timer', socket, delayMs: core.policy.authTimeoutMs });
   return out;
 }
@@ -101,7 +111,7 @@ function authenticated(core: RelayState, state: AuthoritySocket, ok: boolean): A
   if (!ok) return core.close(out, state, CLOSE.FORBIDDEN, REASON.badSignature);
   out.push({ type: 'clear_timer', socket: state.id });
   state.phase = 'active';
-  core.pending--;
+  core.pending.delete(state);
   const room = core.room(state.authorityId);
   const previous = room.authority;
   if (previous !== undefined) {

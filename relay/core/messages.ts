@@ -72,10 +72,21 @@ export function fitsInBytes(text: string, maxBytes: number): boolean {
 
 type JsonObject = { readonly [key: string]: unknown };
 
-/** Text frame → JSON object, or a 4400 refusal (binary, too large, not JSON, not an object, no string `type`). */
+/** U+FEFF, the byte-order mark (EF BB BF in UTF-8). */
+const BOM = 0xfeff;
+
+/**
+ * Text frame → JSON object, or a 4400 refusal (binary, too large, not JSON,
+ * not an object, no string `type`). A leading byte-order mark is malformed
+ * JSON (RFC 8259 forbids it in JSON text and `JSON.parse` refuses it): said
+ * here so that every adapter answers it alike, whether its runtime hands the
+ * frame over as a string (the mark kept) or as bytes decoded by `utf8Text`
+ * (which keeps it too).
+ */
 export function decodeFrame(frame: Frame, maxBytes: number): Decoded<JsonObject & { readonly type: string }> {
   if (typeof frame !== 'string') return refuse('binary frames are not accepted');
   if (!fitsInBytes(frame, maxBytes)) return refuse('message too large');
+  if (frame.charCodeAt(0) === BOM) return refuse('malformed JSON: byte-order mark');
   let value: unknown;
   try {
     value = JSON.parse(frame);

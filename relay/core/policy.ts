@@ -25,6 +25,12 @@ export interface RelayPolicy {
   readonly rateLimitBurst: number;
   readonly maxConsumersPerAuthority: number;
   readonly maxConnections: number;
+  /** Authority sockets still in the challenge; the oldest is shed (4429) to admit a new one. */
+  readonly maxPendingAuthorities: number;
+  /** Node adapter: connections that have not completed a request head (or upgrade); the oldest is shed. */
+  readonly maxHandshakes: number;
+  /** Node adapter: time from accepting a connection (or ending a response on it) to a complete request head. */
+  readonly handshakeTimeoutMs: number;
 }
 
 /** Every variable the core reads, with its default (`undefined`: unset by default). */
@@ -41,6 +47,9 @@ export const POLICY_DEFAULTS = {
   RATE_LIMIT_BURST: '100',
   MAX_CONSUMERS_PER_AUTHORITY: '64',
   MAX_CONNECTIONS: '10000',
+  MAX_PENDING_AUTHORITIES: '1000',
+  MAX_HANDSHAKES: '1000',
+  HANDSHAKE_TIMEOUT_MS: '5000',
 } as const satisfies Record<string, string | undefined>;
 
 export type PolicyVariable = keyof typeof POLICY_DEFAULTS;
@@ -70,6 +79,8 @@ function oneOf<T extends string>(env: Env, name: PolicyVariable, values: readonl
 }
 
 const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
+/** 2^31 - 1: the largest delay setTimeout accepts. */
+const MAX_DELAY_MS = 2_147_483_647;
 
 interface Bounds {
   readonly min?: number;
@@ -145,11 +156,13 @@ export function parsePolicy(env: Env = {}): RelayPolicy {
       max: 64 * 1024 * 1024,
       why: `smaller than ${MIN_MESSAGE_BYTES} bytes refuses the Authority's signed hello, so no session could ever be set up`,
     }),
-    // 2^31 - 1: the largest delay setTimeout accepts.
-    authTimeoutMs: positiveInteger(env, 'AUTH_TIMEOUT_MS', { max: 2_147_483_647 }),
+    authTimeoutMs: positiveInteger(env, 'AUTH_TIMEOUT_MS', { max: MAX_DELAY_MS }),
     rateLimitPerSecond: positiveInteger(env, 'RATE_LIMIT_PER_SECOND'),
     rateLimitBurst: positiveInteger(env, 'RATE_LIMIT_BURST'),
     maxConsumersPerAuthority: positiveInteger(env, 'MAX_CONSUMERS_PER_AUTHORITY'),
     maxConnections: positiveInteger(env, 'MAX_CONNECTIONS'),
+    maxPendingAuthorities: positiveInteger(env, 'MAX_PENDING_AUTHORITIES'),
+    maxHandshakes: positiveInteger(env, 'MAX_HANDSHAKES'),
+    handshakeTimeoutMs: positiveInteger(env, 'HANDSHAKE_TIMEOUT_MS', { max: MAX_DELAY_MS }),
   };
 }

@@ -8,7 +8,7 @@ import { RateLimiter } from './budget.js';
 import type { RandomSource } from './ids.js';
 import { CLOSE, sessionCloseText, type CloseCode } from './messages.js';
 import type { RelayPolicy } from './policy.js';
-import { REASON, type Action, type RelayStats, type Room, type Socket, type SocketId } from './room-types.js';
+import { REASON, type Action, type AuthoritySocket, type RelayStats, type Room, type Socket, type SocketId } from './room-types.js';
 import type { SignatureVerifier } from './auth.js';
 
 /** How many ended session IDs an Authority socket remembers, so late messages to them are dropped, not 4400. */
@@ -18,8 +18,8 @@ export const ENDED_SESSIONS_REMEMBERED = 1024;
 export class RelayState {
   readonly sockets = new Map<SocketId, Socket>();
   readonly rooms = new Map<string, Room>();
-  /** Authority sockets open but not yet authenticated. */
-  pending = 0;
+  /** Authority sockets open but not yet authenticated (challenged or verifying), oldest first. */
+  readonly pending = new Set<AuthoritySocket>();
   readonly rates: RateLimiter;
   readonly policy: RelayPolicy;
   readonly now: () => number;
@@ -49,7 +49,7 @@ export class RelayState {
       if (room.authority !== undefined) authorities++;
       consumers += room.consumers.size;
     }
-    return { rooms: this.rooms.size, sockets: this.sockets.size, authorities, pendingAuthorities: this.pending, consumers };
+    return { rooms: this.rooms.size, sockets: this.sockets.size, authorities, pendingAuthorities: this.pending.size, consumers };
   }
 
   /** The room of this ID, created empty when missing. */
@@ -91,7 +91,7 @@ export class RelayState {
       return;
     }
     if (state.phase !== 'active') {
-      this.pending--;
+      this.pending.delete(state);
       out.push({ type: 'clear_timer', socket: state.id });
       return;
     }

@@ -86,6 +86,7 @@ export interface Room {
 export const REASON = {
   invalidId: 'invalid authority id',
   tooManyConnections: 'too many connections',
+  tooManyPending: 'too many unauthenticated connections',
   tooManyConsumers: 'too many consumers',
   notAllowed: 'authority not allowed',
   offline: 'authority offline',

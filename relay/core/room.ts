@@ -145,6 +145,16 @@ export class RelayCore {
     return authTimeout(this.#state, socket);
   }
 
+  /**
+   * The adapter must let this socket go to stay within its own limits (file
+   * descriptors): it is closed with 4429, connection cap exceeded, with
+   * everything that follows as for any close. Unknown sockets are ignored.
+   */
+  shed(socket: SocketId): Action[] {
+    const state = this.#state.sockets.get(socket);
+    return state === undefined ? [] : this.#state.close([], state, CLOSE.RATE_LIMITED, REASON.tooManyConnections);
+  }
+
   // ---- snapshots -----------------------------------------------------------
 
   /** A small JSON-serializable description to rebuild this socket's state with {@link restore}. */

@@ -75,7 +75,7 @@ export function restoreSocket(core: RelayState, socket: SocketId, snapshot: unkn
   };
   core.sockets.set(socket, state);
   if (snap.phase === 'challenged') {
-    core.pending++;
+    core.pending.add(state);
     out.push({ type: 'set_timer', socket, delayMs: Math.max(0, snap.deadline - now) });
     return out;
   }

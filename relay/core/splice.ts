@@ -157,9 +157,12 @@ export function cutSession(frame: Uint8Array, allocate: Allocate = newBytes): Ui
   return out;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM`: keep a leading byte-order mark in the text (the default drops
+// it silently), so that the frame is judged as sent: malformed JSON, 4400, as
+// on a runtime that hands frames over as strings.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** A text frame's bytes as a string; `undefined` when they are not UTF-8. */
+/** A text frame's bytes as a string, a leading byte-order mark included; `undefined` when they are not UTF-8. */
 export function utf8Text(bytes: Uint8Array): string | undefined {
   try {
     return UTF8.decode(bytes);

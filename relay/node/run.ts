@@ -65,6 +65,13 @@ export async function runNodeBridge(options: RunOptions): Promise<number> {
     return 1;
   }
   stdout(`relay bridge listening on ${bridge.url} (mode ${bridge.core.policy.bridgeMode})\n`);
+  const { capacity } = bridge.connections();
+  if (capacity < bridge.core.policy.maxConnections) {
+    stderr(
+      `relay: the open-file limit (${bridge.descriptors.limit}) allows ${capacity} connections, fewer than MAX_CONNECTIONS (${bridge.core.policy.maxConnections}); ` +
+        'past that, idle connections are shed first (raise the limit with ulimit -n, or LimitNOFILE= under systemd)\n',
+    );
+  }
   options.onListening?.(bridge);
   const signal = await (options.stopSignal ?? signalled());
   stdout(`relay bridge stopping${typeof signal === 'string' ? ` (${signal})` : ''}\n`);

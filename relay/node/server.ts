@@ -3,10 +3,15 @@
  * IDs to `ws` sockets and applies the core's actions; every decision lives in
  * `relay/core`.
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { CLOSE, createRelayCore, type Action, type HttpResponse, type Outcome, type RelayCore, type RelayPolicy, type RelayStats } from '../core/index.js';
+import { ConnectionTable, type ConnectionStats } from './connections.js';
+import { measureDescriptors, type DescriptorBudget } from './descriptors.js';
+import { OVER_CAPACITY, refuseOverCapacity, rejectUpgrade } from './http-answers.js';
+import { slabAllocator } from './slab.js';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -29,6 +34,11 @@ export interface NodeBridgeOptions {
   readonly shareScript?: () => string;
   /** Default {@link HEARTBEAT_MS}. */
   readonly heartbeatMs?: number;
+  /**
+   * Connections held at most (every stage: handshakes, WebSockets, closing).
+   * Default: from the process's descriptor limit (`descriptors.ts`); unlimited when that is unknown.
+   */
+  readonly connectionCapacity?: number;
 }
 
 export interface NodeBridge {
@@ -38,6 +48,10 @@ export interface NodeBridge {
   readonly port: number;
   readonly core: RelayCore;
   stats(): RelayStats;
+  /** The TCP connections held, by stage, and the most that may be (`connections.ts`). */
+  connections(): ConnectionStats;
+  /** The process's descriptor limit as measured at start, and what it leaves for connections. */
+  readonly descriptors: DescriptorBudget;
   /** Closes every socket (1001) and the server. */
   close(): Promise<void>;
 }
@@ -54,41 +68,12 @@ class RelaySocket extends WebSocket {
   }
 }
 
-const SLAB_BYTES = 256 * 1024;
-
-/**
- * Uninitialized memory for forwarded frames, sliced from 256 KiB slabs (a
- * frame over an eighth of that gets its own). Like Node's own 8 KiB pool,
- * larger: a slab is never reused, it goes when its last slice was written.
- */
-function slabAllocator(): (size: number) => Buffer {
-  let slab = Buffer.allocUnsafeSlow(0);
-  let used = 0;
-  return (size) => {
-    if (size > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(size);
-    if (used + size > slab.length) {
-      slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-      used = 0;
-    }
-    const slice = slab.subarray(used, used + size);
-    used = (used + size + 7) & ~7;
-    return slice;
-  };
-}
-
 function formatUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function rejectUpgrade(socket: Duplex, response: HttpResponse): void {
-  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`, 'connection: close'];
-  for (const [name, value] of Object.entries(response.headers)) lines.push(`${name}: ${value}`);
-  lines.push(`content-length: ${Buffer.byteLength(response.body)}`);
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${response.body}`);
 }
 
 export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<NodeBridge> {
@@ -100,8 +85,8 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     allocate: slabAllocator(),
   });
   const sockets = new Map<string, WebSocket>();
-  /** The TCP socket under each WebSocket, to batch writes. */
-  const transports = new Map<string, Duplex>();
+  /** The TCP socket under each WebSocket, to batch writes and to let connections go. */
+  const transports = new Map<string, Socket>();
   // Writes are batched per tick: a socket written to is corked until the
   // current I/O callback (which may forward dozens of frames read in one
   // chunk) has finished, so they leave in one writev instead of one each.
@@ -134,6 +119,20 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     }
   };
 
+  // The rarer actions, out of `apply`, which runs for every relayed frame.
+  const closeSocket = (id: string, code: number, reason: string): void => {
+    clearTimer(id);
+    const ws = sockets.get(id);
+    if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(code, reason);
+    closing(id);
+  };
+  /** The Authority's challenge is over (passed; or closed, and then it is closing already). */
+  const challengeOver = (id: string): void => {
+    clearTimer(id);
+    const transport = transports.get(id);
+    if (transport !== undefined) table.settled(transport);
+  };
+
   const apply = (actions: readonly Action[]): void => {
     for (const action of actions) {
       switch (action.type) {
@@ -147,12 +146,9 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           }
           break;
         }
-        case 'close': {
-          clearTimer(action.socket);
-          const ws = sockets.get(action.socket);
-          if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(action.code, action.reason);
+        case 'close':
+          closeSocket(action.socket, action.code, action.reason);
           break;
-        }
         case 'set_timer': {
           clearTimer(action.socket);
           const id = action.socket;
@@ -166,7 +162,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           break;
         }
         case 'clear_timer':
-          clearTimer(action.socket);
+          challengeOver(action.socket);
           break;
       }
     }
@@ -189,6 +185,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     process.emitWarning(`relay: internal error on socket ${id}: ${error instanceof Error ? error.message : String(error)}`);
     const ws = sockets.get(id);
     if (ws !== undefined && ws.readyState === WebSocket.OPEN) ws.close(1011, 'internal error');
+    closing(id);
     try {
       apply(core.closed(id));
     } catch {
@@ -207,19 +204,47 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     WebSocket: RelaySocket,
   });
 
+  const policy = core.policy;
+  const descriptors = measureDescriptors();
+  const table = new ConnectionTable({
+    // One more descriptor is the listening socket, not open yet.
+    capacity: options.connectionCapacity ?? Math.max(1, descriptors.connections - 1),
+    maxHandshakes: policy.maxHandshakes,
+    handshakeTimeoutMs: policy.handshakeTimeoutMs,
+    hooks: { shed: (id) => run(id, () => core.shed(id)) },
+  });
+  /** The bridge closed this socket: its connection waits for the peer (or is the first to go under pressure). */
+  const closing = (id: string): void => {
+    const transport = transports.get(id);
+    if (transport !== undefined) table.closing(transport);
+  };
+
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    table.requested(socket);
     let response: HttpResponse;
-    try {
-      response = core.http({ method: req.method ?? 'GET', url: req.url ?? '/', origin: header(req.headers.origin) });
-    } catch {
-      response = { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"error":"internal"}' };
+    if (table.isOver(socket)) response = OVER_CAPACITY;
+    else {
+      try {
+        response = core.http({ method: req.method ?? 'GET', url: req.url ?? '/', origin: header(req.headers.origin) });
+      } catch {
+        response = { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"error":"internal"}' };
+      }
     }
+    res.once('finish', () => table.responded(socket));
     res.writeHead(response.status, response.headers);
     res.end(response.body);
   });
+  server.on('connection', (socket: Socket) => table.accepted(socket));
 
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: IncomingMessage, duplex: Duplex, head: Buffer) => {
+    const socket = duplex as Socket;
     socket.on('error', () => socket.destroy());
+    if (table.isOver(socket)) {
+      refuseOverCapacity(wss, req, socket, head);
+      table.closing(socket);
+      return;
+    }
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', origin: header(req.headers.origin) };
     let decision: ReturnType<RelayCore['upgrade']>;
     try {
@@ -230,6 +255,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
     }
     if (!decision.accept) {
       rejectUpgrade(socket, decision.response);
+      table.closing(socket);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -252,12 +278,14 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
         else outcome.then(apply, (error: unknown) => fault(id, error));
       });
       ws.on('close', () => {
+        table.closed(socket);
         sockets.delete(id);
         transports.delete(id);
         awaitingPong.delete(ws);
         clearTimer(id);
         run(id, () => core.closed(id));
       });
+      table.upgraded(socket, decision.role === 'authority' ? id : undefined);
       run(id, () => core.open(id, decision.role, decision.authorityId));
     });
   });
@@ -290,16 +318,19 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? DEFAULT_PORT);
 
-  let closing: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
   return {
     url: formatUrl(host, port),
     host,
     port,
     core,
     stats: () => core.stats(),
+    connections: () => table.stats(),
+    descriptors,
     close() {
-      closing ??= (async () => {
+      stopping ??= (async () => {
         clearInterval(heartbeat);
+        table.stop();
         for (const timer of timers.values()) clearTimeout(timer);
         timers.clear();
         const open = [...sockets.values()];
@@ -322,7 +353,7 @@ export async function startNodeBridge(options: NodeBridgeOptions = {}): Promise<
           server.closeAllConnections();
         });
       })();
-      return closing;
+      return stopping;
     },
   };
 }

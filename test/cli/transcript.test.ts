@@ -1,9 +1,9 @@
 /**
- * Pi session files (cli/session-file.ts) and their transcript view
+ * Pi session files (lib/transcripts/session-file.ts) and their transcript view
  * (cli/transcript.ts): validation line by line, the current branch, bounds.
  */
 import { describe, expect, it } from 'vitest';
-import { currentBranch, parseSessionFile } from '../../cli/session-file.js';
+import { currentBranch, parseSessionFile } from '../../lib/transcripts/session-file.js';
 import { bound, formatItem, transcriptItems } from '../../cli/transcript.js';
 import { thrownBy } from '../support/engine-harness.js';
 

@@ -7,8 +7,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runPi, startPi } from './support/pi-cli.js';
@@ -126,6 +126,12 @@ describe('tmux panes in a real tmux server', () => {
     const references = Object.values(snapshot.agentSessions).flat();
     expect(references).toHaveLength(2);
     for (const reference of references) expect(reference).toMatchObject({ transport: 'tmux', sessionId: expect.any(String), sessionFile: expect.any(String) });
+    // The panes' pi wrote their sessions in the run's transcript folder (out of the user's /resume list), 0600.
+    for (const reference of references) {
+      expect(reference['sessionFile']).toContain(`/sessions/`);
+      expect(dirname(reference['sessionFile']!).endsWith(`/workflows/${runId}`)).toBe(true);
+      expect(statSync(reference['sessionFile']!).mode & 0o777).toBe(0o600);
+    }
     const alphaReference = references.find((reference) => reference['label'] === 'alpha');
     const entry = (await import(pathToFileURL(join(REPO_ROOT, 'dist', 'plugins', 'tmux-panes', 'index.js')).href)) as typeof import('../../plugins/tmux-panes/index.js');
     const context = {

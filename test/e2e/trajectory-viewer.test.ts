@@ -10,6 +10,12 @@
  * make a screenshot that is not blank. Requests without the token, or from
  * another origin, are refused.
  *
+ * The run page's controls act on a second run as `/workflow` would: pause,
+ * cancel the pause, pause again, resume, approve a checkpoint and stop (with
+ * the confirmations answered), each reflected on the page without a reload;
+ * the same POST from another origin, or without the token, is refused and
+ * changes nothing.
+ *
  * TRAJECTORY_SCREENSHOT=<path> also writes the screenshot there (docs/).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +28,7 @@ import { createPiTransportPlugin } from '../../plugins/pi-transport/index.js';
 import { createTrajectoryPlugin } from '../../plugins/trajectory/index.js';
 import { createKernel, RESULT_TOOL_NAME, WorkflowEngine, type RunHandle } from '../../kernel/index.js';
 import { createTempAgentDir, type TempAgentDir } from '../support/pi-agent-dir.js';
+import { gated, gateStarted, release } from '../support/engine-harness.js';
 import { startOpenAiServer, type OpenAiServer, type RecordedRequest, type ScriptedTurn } from '../support/pi-openai-server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -216,6 +223,71 @@ describe('the trajectory viewer in Chromium', () => {
     expect(read).toMatch(/^blocked/);
     // The server side of the refusal (an Origin that is not the viewer's gets 403) is pinned in test/plugins/trajectory/server.test.ts.
     await other.close();
+    await page.close();
+  });
+
+  it('pauses, cancels the pause, resumes, approves a checkpoint and stops from the page; another origin or a missing token changes nothing', async () => {
+    const controlled = await engine.launch({
+      name: 'controlled',
+      cwd: dir.cwd,
+      script: `await shell(${JSON.stringify(gated('c1'))}); await shell(${JSON.stringify(gated('c2'))}); const answer = await checkpoint({ name: 'ship', prompt: 'Ship it?' }); await shell(${JSON.stringify(gated('c3'))}); return answer;`,
+    });
+    const state = () => engine.status(dir.cwd, controlled.runId).state;
+    const runUrl = url.replace(run.runId, controlled.runId);
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await gateStarted(dir.cwd, 'c1');
+    await page.goto(runUrl);
+    const click = async (selector: string, to: string) => {
+      await page.click(selector);
+      await page.waitForSelector(`#run[data-state="${to}"]`);
+      expect(state()).toBe(to);
+    };
+    await click('button[data-action="pause"]', 'pausing');
+    await click('button[data-action="cancel-pause"]', 'running');
+
+    // Refusals: a page of another origin posting with the header (blocked before sending: the preflight fails), and
+    // without it as a simple request (sent, refused by the server); the page itself posting without the token.
+    const other = await startOpenAiServer(() => ({ text: '' }));
+    const foreign = await context.newPage();
+    await foreign.goto(`${new URL(other.baseUrl).origin}/elsewhere`);
+    const target = `${runUrl.replace(/runs\/[^/]+$/, '')}api/runs/${controlled.runId}/actions`;
+    const tried = await foreign.evaluate(async (address) => {
+      const outcomes: string[] = [];
+      try {
+        await fetch(address, { method: 'POST', headers: { 'content-type': 'application/json', 'x-workflow-viewer': '1' }, body: JSON.stringify({ action: 'stop' }) });
+        outcomes.push('sent');
+      } catch {
+        outcomes.push('blocked');
+      }
+      await fetch(address, { method: 'POST', mode: 'no-cors', body: JSON.stringify({ action: 'stop' }) }).then(() => outcomes.push('opaque'), () => outcomes.push('blocked'));
+      return outcomes;
+    }, target);
+    expect(tried[0]).toBe('blocked');
+    await foreign.close();
+    await other.close();
+    const tokenless = await page.evaluate(async (address) => {
+      const response = await fetch(address, { method: 'POST', headers: { 'content-type': 'application/json', 'x-workflow-viewer': '1' }, body: JSON.stringify({ action: 'stop' }) });
+      return response.status;
+    }, target.replace(/\/[A-Za-z0-9_-]{32}\/api\//, '/api/'));
+    expect(tokenless).toBe(403);
+    expect(state()).toBe('running');
+
+    await click('button[data-action="pause"]', 'pausing');
+    release(dir.cwd, 'c1');
+    await page.waitForSelector('#run[data-state="paused"]');
+    await click('button[data-action="resume"]', 'running');
+    await gateStarted(dir.cwd, 'c2');
+    release(dir.cwd, 'c2');
+    await page.waitForSelector('button[data-action="approve"][data-checkpoint="ship"]');
+    expect(state()).toBe('awaiting_input');
+    await page.click('button[data-action="approve"][data-checkpoint="ship"]');
+    await gateStarted(dir.cwd, 'c3');
+    await page.waitForSelector('#checkpoints td:text("approved")');
+    expect(engine.status(dir.cwd, controlled.runId).checkpoints.map((entry) => entry.state)).toEqual(['approved']);
+    await click('button[data-action="stop"]', 'stopped');
+    expect(await page.textContent('#control-message')).toBe(`Stopped run ${controlled.runId}`);
+    release(dir.cwd, 'c3');
     await page.close();
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { authSigningInput, base64urlEncode, CLOSE, createRelayCore, webCryptoVerify, type SignatureVerifier } from '../../relay/core/index.js';
-import { closes, harness, KEY, OTHER, sent, SIG, sync } from './core-harness.js';
+import { activeAuthority, closes, harness, joinConsumer, KEY, OTHER, sent, SIG, sync } from './core-harness.js';
 
 describe('RelayCore: Authority authentication', () => {
   it('open sends the challenge and starts the timer; success clears it and sends ready', async () => {
@@ -154,6 +154,48 @@ describe('RelayCore: Authority authentication', () => {
     expect(h.core.message('nobody', '{}')).toEqual([]);
     expect(h.core.closed('nobody')).toEqual([]);
     expect(h.core.timer('nobody')).toEqual([]);
+  });
+});
+
+describe('RelayCore: MAX_PENDING_AUTHORITIES and shedding', () => {
+  it('at the cap the oldest Authority still in the challenge is shed with 4429 and the newcomer is challenged', async () => {
+    // (Oldest by when each entered the challenge: 'b' authenticates, so 'c' is the oldest left.)
+    const h = harness({ MAX_PENDING_AUTHORITIES: '2' });
+    sync(h.core.open('a', 'authority', KEY));
+    sync(h.core.open('b', 'authority', OTHER));
+    const opened = sync(h.core.open('c', 'authority', KEY));
+    expect(opened.slice(0, 2)).toEqual([
+      { type: 'close', socket: 'a', code: CLOSE.RATE_LIMITED, reason: 'too many unauthenticated connections' },
+      { type: 'clear_timer', socket: 'a' },
+    ]);
+    expect(sent(opened, 'c')).toEqual([{ type: 'challenge', proto: 1, nonce: expect.any(String) }]);
+    expect(h.core.stats()).toMatchObject({ sockets: 2, pendingAuthorities: 2 });
+    // An authenticated Authority leaves the pending ones; the next newcomer sheds the oldest left ('c').
+    const verifying = h.core.message('b', JSON.stringify({ type: 'auth', signature: SIG }));
+    h.verdicts.shift()!(true);
+    expect(sent(await verifying, 'b')).toEqual([{ type: 'ready', sessions: [] }]);
+    expect(closes(sync(h.core.open('d', 'authority', OTHER)))).toEqual([]);
+    expect(closes(sync(h.core.open('e', 'authority', OTHER)))).toEqual([['c', CLOSE.RATE_LIMITED]]);
+    expect(h.core.stats()).toMatchObject({ sockets: 3, authorities: 1, pendingAuthorities: 2 });
+  });
+
+  it('shed closes any tracked socket with 4429 and what follows', async () => {
+    const h = harness();
+    expect(h.core.shed('nobody')).toEqual([]);
+    await activeAuthority(h, 'a');
+    const session = joinConsumer(h, 'c');
+    sync(h.core.open('p', 'authority', OTHER));
+    sync(h.core.open('q', 'authority', OTHER));
+    expect(h.core.shed('p')).toEqual([
+      { type: 'close', socket: 'p', code: CLOSE.RATE_LIMITED, reason: 'too many connections' },
+      { type: 'clear_timer', socket: 'p' },
+    ]);
+    expect(h.core.shed('c')).toEqual([
+      { type: 'close', socket: 'c', code: CLOSE.RATE_LIMITED, reason: 'too many connections' },
+      { type: 'send', socket: 'a', text: `{"type":"session_close","session":"${session}"}` },
+    ]);
+    expect(closes(h.core.shed('a'))).toEqual([['a', CLOSE.RATE_LIMITED]]);
+    expect(h.core.stats()).toEqual({ rooms: 0, sockets: 1, authorities: 0, pendingAuthorities: 1, consumers: 0 });
   });
 });
 

@@ -11,6 +11,7 @@ import {
   isBase64url,
   isSessionIdShape,
 } from '../../relay/core/index.js';
+import { utf8Text } from '../../relay/core/splice.js';
 
 describe('base64url', () => {
   it('round-trips every length against Node', () => {
@@ -106,5 +107,18 @@ describe('frame decoding', () => {
       expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.FORBIDDEN });
     }
     for (const frame of ['{', '[]', '{"type":1}']) expect(decodeAuthorityFirst(frame, 200), frame).toMatchObject({ ok: false, code: CLOSE.INVALID });
+  });
+
+  it('a leading byte-order mark is malformed JSON (4400) for every decoder, as a string and as bytes; one inside a value is data', () => {
+    const refused = { ok: false, code: CLOSE.INVALID, reason: 'malformed JSON: byte-order mark' };
+    expect(decodeConsumerMessage('\ufeff{"type":"relay","data":"AAAA"}', 100)).toEqual(refused);
+    expect(decodeConsumerMessage('\ufeff{"type":"ping"}', 100)).toEqual(refused);
+    expect(decodeAuthorityMessage(`\ufeff{"type":"relay","session":"${session}","data":""}`, 200)).toEqual(refused);
+    expect(decodeAuthorityFirst('\ufeff{"type":"auth","signature":"AAAA","proto":1}', 200)).toEqual(refused);
+    // The byte path keeps the mark instead of dropping it as TextDecoder does by default.
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"type":"ping"}')]);
+    expect(utf8Text(bytes)).toBe('\ufeff{"type":"ping"}');
+    expect(utf8Text(bytes.subarray(3))).toBe('{"type":"ping"}');
+    expect(decodeConsumerMessage('{"type":"ping","note":"\ufeff"}', 100)).toEqual({ ok: true, message: { type: 'ping' } });
   });
 });

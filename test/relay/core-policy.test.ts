@@ -29,8 +29,11 @@ describe('parsePolicy', () => {
       rateLimitBurst: 100,
       maxConsumersPerAuthority: 64,
       maxConnections: 10000,
+      maxPendingAuthorities: 1000,
+      maxHandshakes: 1000,
+      handshakeTimeoutMs: 5000,
     });
-    expect(Object.keys(POLICY_DEFAULTS)).toHaveLength(12);
+    expect(Object.keys(POLICY_DEFAULTS)).toHaveLength(15);
   });
 
   it('reads every variable', () => {
@@ -47,6 +50,9 @@ describe('parsePolicy', () => {
       RATE_LIMIT_BURST: '9',
       MAX_CONSUMERS_PER_AUTHORITY: '2',
       MAX_CONNECTIONS: '5',
+      MAX_PENDING_AUTHORITIES: '4',
+      MAX_HANDSHAKES: '6',
+      HANDSHAKE_TIMEOUT_MS: '750',
       UNRELATED: 'ignored',
     });
     expect(policy).toMatchObject({
@@ -61,6 +67,9 @@ describe('parsePolicy', () => {
       rateLimitBurst: 9,
       maxConsumersPerAuthority: 2,
       maxConnections: 5,
+      maxPendingAuthorities: 4,
+      maxHandshakes: 6,
+      handshakeTimeoutMs: 750,
     });
     expect([...policy.authorityAllowlist!]).toEqual([ID_A, ID_B]);
   });
@@ -85,6 +94,10 @@ describe('parsePolicy', () => {
     ['RATE_LIMIT_BURST', ''],
     ['MAX_CONSUMERS_PER_AUTHORITY', '-3'],
     ['MAX_CONNECTIONS', '10 000'],
+    ['MAX_PENDING_AUTHORITIES', '0'],
+    ['MAX_HANDSHAKES', '1k'],
+    ['HANDSHAKE_TIMEOUT_MS', '2147483648'],
+    ['HANDSHAKE_TIMEOUT_MS', ''],
     ['AUTHORITY_ALLOWLIST', `${ID_A},${ID_A.slice(1)}`],
     ['AUTHORITY_ALLOWLIST', `${ID_A}=`],
     ['ALLOWED_ORIGINS', 'app.example'],

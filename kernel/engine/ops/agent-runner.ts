@@ -235,7 +235,8 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         context,
       );
       if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
-      if (session) env.started(attempt, undefined);
+      // A handle's later turn runs in the session its first turn made: its node names that session too.
+      if (session) env.started(attempt, session.reference);
       else {
         session = await setup.transport.createSession(setup.sessionInput, { ...context, prepared: setup.prepared, projectTrusted: env.projectTrusted });
         // No root model was known: freeze the one the session really runs, before its state names it.

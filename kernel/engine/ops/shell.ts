@@ -1,12 +1,16 @@
 /**
- * The `shell` primitive: a platform-shell command in the workflow cwd. A
- * nonzero exit is a result; a launch failure or time-out is SHELL_FAILED.
+ * The `shell` primitive: a platform-shell command in the workflow cwd, in a
+ * process group of its own (shell-process.ts) recorded in `processes.jsonl`
+ * (shell-records.ts). A nonzero exit is a result; a launch failure or
+ * time-out is SHELL_FAILED; output past the RPC boundary is
+ * RPC_LIMIT_EXCEEDED, decided while it is read.
  */
-import spawn, { SubprocessError } from 'nano-spawn';
 import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
 import type { ShellResult } from '../../contracts/function-context.js';
 import { prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
 import { failedCall, recordCall, type ShellCallRecord } from '../call-records.js';
+import { runShellProcess, type ShellGroup } from './shell-process.js';
+import { recordGroupEnded, recordGroupStarted } from './shell-records.js';
 
 /** The longest delay a Node timer can hold. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -46,48 +50,73 @@ export function parseShellArgs(args: readonly unknown[]): ShellRequest {
   return { command, ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }), ...(env === undefined ? {} : { env: env as Record<string, string> }) };
 }
 
-/**
- * nano-spawn strips one final newline ("\n" or "\r\n") from each stream; the
- * last characters each stream really wrote put it back, so the result holds
- * exactly the bytes the command produced (spec 1: output is not truncated).
- */
-function exactOutput(subprocess: ReturnType<typeof spawn>): (stripped: { stdout: string; stderr: string }) => { stdout: string; stderr: string } {
-  const tails = { stdout: '', stderr: '' };
-  // The process resolves in the microtasks right after its spawn event, before any output can arrive.
-  void subprocess.nodeChildProcess.then(
-    (instance) => {
-      instance.stdout?.on('data', (chunk: string) => (tails.stdout = (tails.stdout + chunk).slice(-2)));
-      instance.stderr?.on('data', (chunk: string) => (tails.stderr = (tails.stderr + chunk).slice(-2)));
-    },
-    () => undefined,
-  );
-  const restore = (text: string, tail: string) => (tail.endsWith('\r\n') ? `${text}\r\n` : tail.endsWith('\n') ? `${text}\n` : text);
-  return (stripped) => ({ stdout: restore(stripped.stdout, tails.stdout), stderr: restore(stripped.stderr, tails.stderr) });
+/** UTF-8 bytes of the JSON text of `text`, decoded from `bytes`, without building that text. */
+function jsonStringBytes(bytes: Buffer, text: string): number {
+  // Decoding never merges an ASCII byte into a replacement character, so every escape is one ASCII byte.
+  let extra = 0;
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index]!;
+    if (byte >= 0x20) {
+      if (byte === 0x22 || byte === 0x5c) extra += 1;
+    } else extra += byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d ? 1 : 5;
+  }
+  return Buffer.byteLength(text) + 2 + extra;
 }
 
-export async function runShell(request: ShellRequest, cwd: string, signal: AbortSignal): Promise<ShellResult> {
-  const timeout = new AbortController();
-  const timer = request.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(), request.timeoutMs);
-  const abort = AbortSignal.any([signal, timeout.signal]);
-  let exact: ReturnType<typeof exactOutput> | undefined;
-  try {
-    const subprocess = spawn(request.command, [], { shell: true, cwd, env: { ...request.env }, signal: abort, stdin: 'ignore' });
-    exact = exactOutput(subprocess);
-    const result = await subprocess;
-    return { exitCode: 0, ...exact(result) };
-  } catch (error) {
-    if (timeout.signal.aborted) {
-      throw new WorkflowError('SHELL_FAILED', `shell command timed out after ${request.timeoutMs} ms`, { timeoutMs: request.timeoutMs ?? 0 });
+/** The bytes of `JSON.stringify(result)`; counted, because the text of escaped output can be six times its bytes. */
+export function shellResultBytes(exitCode: number, stdout: Buffer, stderr: Buffer, decoded: { stdout: string; stderr: string }): number {
+  return Buffer.byteLength(JSON.stringify({ exitCode, stdout: '', stderr: '' })) - 4 + jsonStringBytes(stdout, decoded.stdout) + jsonStringBytes(stderr, decoded.stderr);
+}
+
+export interface ShellPlace {
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  /** The RPC boundary: the result's JSON text must fit it. */
+  readonly maxValueBytes: number;
+  /** Called once the group exists (before any output is read); a throw fails the call with nothing run. */
+  readonly onStart?: (group: ShellGroup) => void;
+  readonly onEnd?: (group: ShellGroup, stopped: boolean) => void;
+}
+
+/**
+ * Runs the command (shell-process.ts) and turns how it ended into a result
+ * or a typed error. The output is returned byte for byte, decoded as UTF-8.
+ */
+export async function runShell(request: ShellRequest, place: ShellPlace): Promise<ShellResult> {
+  const max = place.maxValueBytes;
+  const end = await runShellProcess({
+    command: request.command,
+    cwd: place.cwd,
+    env: request.env ?? {},
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    signal: place.signal,
+    maxBytes: max,
+    onStart: place.onStart ?? (() => undefined),
+    ...(place.onEnd ? { onEnd: place.onEnd } : {}),
+  });
+  switch (end.kind) {
+    case 'exit': {
+      const decoded = { stdout: end.stdout.toString('utf8'), stderr: end.stderr.toString('utf8') };
+      const size = shellResultBytes(end.exitCode, end.stdout, end.stderr, decoded);
+      if (size > max) throw new WorkflowError('RPC_LIMIT_EXCEEDED', `shell output of ${size} bytes exceeds the ${max}-byte RPC limit`, { limit: max, bytes: size });
+      return { exitCode: end.exitCode, ...decoded };
     }
-    if (signal.aborted) throw new WorkflowError('CANCELLED', 'shell command cancelled: the run was stopped');
-    if (error instanceof SubprocessError && typeof error.exitCode === 'number') {
-      const output = { stdout: error.stdout, stderr: error.stderr };
-      return { exitCode: error.exitCode, ...(exact ? exact(output) : output) };
-    }
-    const reason = error instanceof SubprocessError && error.signalName ? `terminated by ${error.signalName}` : (error as Error).message;
-    throw new WorkflowError('SHELL_FAILED', `shell command could not run: ${reason}`);
-  } finally {
-    if (timer) clearTimeout(timer);
+    case 'overflow':
+      throw new WorkflowError(
+        'RPC_LIMIT_EXCEEDED',
+        `shell output passed the ${max}-byte RPC limit (${end.bytes} bytes of stdout and stderr read); the command was stopped. Write large output to a file and read the part you need`,
+        { limit: max, bytes: end.bytes },
+      );
+    case 'timeout':
+      throw new WorkflowError('SHELL_FAILED', `shell command timed out after ${request.timeoutMs} ms; its process group was stopped`, { timeoutMs: request.timeoutMs ?? 0 });
+    case 'cancelled':
+      throw new WorkflowError('CANCELLED', 'shell command cancelled: the run was stopped');
+    case 'signal':
+      throw new WorkflowError('SHELL_FAILED', `shell command could not run: terminated by ${end.signal}`);
+    case 'launch':
+      throw new WorkflowError('SHELL_FAILED', `shell command could not run: ${end.message}`);
+    case 'record':
+      throw isWorkflowError(end.error) ? end.error : new WorkflowError('SHELL_FAILED', messageOf(end.error));
   }
 }
 
@@ -117,11 +146,15 @@ export async function recordedShell(request: ShellRequest, place: ShellCallPlace
     timeoutMs: request.timeoutMs ?? null,
   };
   try {
-    const value = await runShell(request, place.cwd, place.signal);
-    const size = Buffer.byteLength(JSON.stringify(value));
-    if (size > place.maxValueBytes) {
-      throw new WorkflowError('RPC_LIMIT_EXCEEDED', `shell output of ${size} bytes exceeds the ${place.maxValueBytes}-byte RPC limit`);
-    }
+    const value = await runShell(request, {
+      cwd: place.cwd,
+      signal: place.signal,
+      maxValueBytes: place.maxValueBytes,
+      onStart: (group) => recordGroupStarted(place.runDir, place.key, group),
+      onEnd: (group, stopped) => {
+        if (stopped) recordGroupEnded(place.runDir, place.key, group.pgid);
+      },
+    });
     recordCall<ShellCallRecord>(place.runDir, {
       ...metadata,
       endedAt: new Date().toISOString(),

@@ -1,6 +1,6 @@
 /**
  * An agent's own menu (spec 1 "/workflow command" rules 1, 5): copy its ID
- * and worktree, open its system prompts and result read-only, and the
+ * and worktree, open its system prompts, transcripts and result read-only, and the
  * extensions' attempt actions for its latest attempt. Failures become
  * notifications; the dashboard opens again afterwards.
  */
@@ -9,7 +9,8 @@ import { loadingRegistry, messageOf, type StatusSummary } from '../../../kernel/
 import { attemptActionUi } from '../../../lib/pi-ui/attempt-ui.js';
 import { agentActions } from '../dashboard/actions.js';
 import { attemptContext, latestAttempt, offeredAttemptActions } from '../dashboard/attempt-actions.js';
-import { agentDocuments, missingPromptBodies } from '../dashboard/documents.js';
+import { agentDocuments, missingPromptBodies, transcriptActions } from '../dashboard/documents.js';
+import { readTranscript } from '../../../lib/transcripts/text.js';
 import { agentText } from '../dashboard/tree.js';
 import type { FlowDeps } from './dashboard-flow.js';
 import { openReadOnly, runFilesOf, transportsOf } from './documents.js';
@@ -32,7 +33,7 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
   const attempt = context === undefined || latest === undefined ? { offered: [], hidden: [] } : offeredAttemptActions(loadingRegistry().attemptActions(), context, latest.attempt);
   for (const note of attempt.hidden) ui.notify(note, 'warning');
 
-  const actions = [...agentActions(run, agent), ...(files === undefined ? [] : agentDocuments(agent, files)), ...attempt.offered];
+  const actions = [...agentActions(run, agent), ...(files === undefined ? [] : [...agentDocuments(agent, files), ...transcriptActions(agent, files)]), ...attempt.offered];
   const labels = actions.map((action) => action.label);
   const choice = await ui.select(title.join('\n'), [...labels, BACK]);
   const action = actions[labels.indexOf(choice ?? BACK)];
@@ -46,6 +47,15 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
       }
     } else if (action?.kind === 'open') {
       await openReadOnly(deps, action);
+    } else if (action?.kind === 'transcript') {
+      let text: string;
+      try {
+        text = readTranscript(action.file);
+      } catch (error) {
+        ui.notify(`Cannot read the transcript ${action.file}: ${messageOf(error)}`, 'error');
+        return;
+      }
+      await openReadOnly(deps, { kind: 'open', label: action.label, title: action.title, text });
     } else if (action?.kind === 'attempt' && context !== undefined) {
       try {
         await action.action.run(context);

@@ -8,7 +8,7 @@ import type { StatusSummary } from '../../../kernel/index.js';
 import type { DocumentAction, RunFiles } from '../dashboard/documents.js';
 import type { FlowDeps } from './dashboard-flow.js';
 import { agentTransports } from '../dashboard/tree.js';
-import { readRunFiles, readSessions } from './run-files.js';
+import { readRunFiles, readSessions } from '../../../lib/run-files.js';
 
 /** The run's stored files, or undefined when its directory is not known. */
 export function runFilesOf(deps: FlowDeps, run: StatusSummary): RunFiles | undefined {

@@ -1,36 +1,14 @@
 /**
  * What the dashboard opens read-only in the editor (spec 1 "/workflow
  * command" rule 5): the run script on the Workflow root; an agent's
- * effective system prompts and, for a completed top-level agent, its
- * journaled result. Agent prompts are not stored by the runtime, so there is
+ * effective system prompts, the transcript of each attempt (its native
+ * session file) and, for a completed top-level agent, its journaled result. Agent prompts are not stored by the runtime, so there is
  * nothing to open for them. Pure: the command reads the files and opens them.
  */
 import type { AgentSummary, JsonValue } from '../../../kernel/index.js';
+import type { RunFiles } from '../../../lib/run-files.js';
 
-export interface StoredSystemPrompt {
-  readonly agentId: string;
-  readonly attempt: number;
-  readonly turn: number;
-  readonly sha256: string;
-  /** The body under `.system-prompts/`; undefined when it is missing. */
-  readonly text?: string;
-}
-
-/** What the command read from a run directory; `problems` names what could not be read. */
-export interface RunFiles {
-  readonly source?: string;
-  readonly systemPrompts: readonly StoredSystemPrompt[];
-  /** Journaled values of completed agents, by journal key (the agent ID). */
-  readonly results: ReadonlyMap<string, JsonValue>;
-  /** snapshot.json `agentSessions`: the session reference of each attempt, by agent ID. */
-  readonly sessions: ReadonlyMap<string, readonly SessionReference[]>;
-  readonly problems: readonly string[];
-}
-
-export interface SessionReference {
-  readonly attempt: number;
-  readonly reference: Readonly<Record<string, JsonValue>>;
-}
+export type { RunFiles, SessionReference, StoredSystemPrompt } from '../../../lib/run-files.js';
 
 export interface DocumentAction {
   readonly kind: 'open';
@@ -61,6 +39,24 @@ export function agentDocuments(agent: AgentSummary, files: RunFiles): DocumentAc
   const result = agent.parentId === undefined && agent.state === 'completed' ? files.results.get(agent.id) : undefined;
   if (result !== undefined) documents.push(document('Open result', `Result of ${agent.label}`, resultText(result)));
   return documents;
+}
+
+/** An attempt's transcript: its native session file, read and shown only when chosen. */
+export interface TranscriptAction {
+  readonly kind: 'transcript';
+  readonly label: string;
+  readonly title: string;
+  /** The session file the attempt's reference names (absolute). */
+  readonly file: string;
+}
+
+/** One per attempt whose session reference names a session file (`sessionFile`, an absolute path). */
+export function transcriptActions(agent: AgentSummary, files: RunFiles): TranscriptAction[] {
+  return (files.sessions.get(agent.id) ?? []).flatMap(({ attempt, reference }) => {
+    const file = reference['sessionFile'];
+    if (typeof file !== 'string' || !file.startsWith('/')) return [];
+    return [{ kind: 'transcript', label: `Open transcript (attempt ${attempt})`, title: `Transcript of ${agent.label}, attempt ${attempt}: ${file} (${READ_ONLY})`, file }];
+  });
 }
 
 /** A string result as it is; anything else as pretty JSON. */

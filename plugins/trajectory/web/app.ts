@@ -1,118 +1,21 @@
 /**
- * The viewer's browser app (bundled to dist/trajectory/app.js, loaded by the
- * shell of page.ts). The run list links to run pages; a run page follows the
- * run over Server-Sent Events and redraws from each model: header, final
- * result or error, phase tree, the attempt timeline and the per-agent
- * token/cost chart (SVG drawn here), calls, shells, checkpoints, budget
- * events and logs. Text goes in through textContent only, never as markup.
+ * The viewer's browser app (bundled with its Markdown renderer and
+ * sanitizer to dist/trajectory/app.js). Three pages: the session's run list;
+ * a live run page that follows the run over Server-Sent Events, with the
+ * run's controls, search, and the transcript of the attempt the user opens
+ * (polled while it changes); and a report (wfcli report, the page's
+ * Download report), which reads everything from its own inert JSON block
+ * and makes no request.
  */
-import type { AgentView, TrajectoryModel, TreeView } from '../model.js';
-import { el, table, text } from './dom.js';
-import { attemptChart, usageChart } from './charts.js';
-import { clock, duration, usageText } from './format.js';
-
-const ACTIVE = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
-
-function badge(state: string): HTMLElement {
-  return el('span', { class: `badge state-${state}`, 'data-state': state }, [state]);
-}
-
-function agentLine(agent: AgentView): HTMLElement {
-  const models = [...new Set(agent.attempts.map((attempt) => attempt.model).filter((model): model is string => model !== null))];
-  const parts: (string | Node)[] = [el('strong', {}, [agent.label]), badge(agent.state)];
-  if (agent.attempts.length > 1) parts.push(el('span', {}, [`${agent.attempts.length} attempts`]));
-  const usage = usageText(agent.usage);
-  if (usage !== '') parts.push(el('span', {}, [usage]));
-  if (models.length > 0) parts.push(el('span', { class: 'muted mono' }, [models.join(', ')]));
-  return el('span', { class: 'agent-row', 'data-agent': agent.id }, parts);
-}
-
-function treeList(nodes: readonly TreeView[], agents: ReadonlyMap<string, AgentView>, top: boolean): HTMLElement {
-  return el(
-    'ul',
-    { class: top ? 'tree top' : 'tree' },
-    nodes.map((node) => {
-      const agent = node.kind === 'agent' ? agents.get(node.id) : undefined;
-      const head = node.kind === 'agent' ? (agent ? agentLine(agent) : el('span', {}, [node.id])) : el('span', {}, [node.text]);
-      const children = node.children.length > 0 ? [treeList(node.children, agents, false)] : [];
-      return el('li', { class: `node-${node.kind}` }, [head, ...children]);
-    }),
-  );
-}
-
-/** Agents in tree order (depth first), so chart rows read like the tree. */
-export function agentsInTreeOrder(model: TrajectoryModel): AgentView[] {
-  const byId = new Map(model.agents.map((agent) => [agent.id, agent]));
-  const order: AgentView[] = [];
-  const walk = (nodes: readonly TreeView[]): void => {
-    for (const node of nodes) {
-      const agent = node.kind === 'agent' ? byId.get(node.id) : undefined;
-      if (agent) order.push(agent);
-      walk(node.children);
-    }
-  };
-  walk(model.tree);
-  return order;
-}
-
-function section(title: string, content: HTMLElement | undefined, empty: string): HTMLElement[] {
-  return [el('h2', {}, [title]), content ?? el('p', { class: 'muted' }, [empty])];
-}
-
-function since(start: number, at: string): string {
-  return `+${duration(Date.parse(at) - start)}`;
-}
-
-export function renderRun(model: TrajectoryModel, now: number): HTMLElement {
-  const { run } = model;
-  const start = Date.parse(run.createdAt);
-  const live = run.executing && ACTIVE.has(run.state);
-  const ordered = agentsInTreeOrder(model);
-  const total = model.agents.reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
-  const end = run.terminalAt === undefined ? now : Date.parse(run.terminalAt);
-  const header = el('header', {}, [
-    el('h1', {}, [`Workflow ${run.workflow}`]),
-    el('div', { class: 'summary' }, [
-      badge(run.state),
-      el('span', { class: 'mono' }, [run.runId]),
-      ...(run.phase === undefined ? [] : [el('span', {}, [`phase ${run.phase}`])]),
-      el('span', {}, [`${run.launchMode}`]),
-      el('span', {}, [`started ${clock(run.createdAt)}`]),
-      el('span', {}, [`${duration(end - start)}`]),
-      el('span', {}, [`${model.agents.length} agents`]),
-      ...(usageText(total) === '' ? [] : [el('span', {}, [usageText(total)])]),
-      ...(live ? [el('span', { class: 'live', id: 'live' }, ['live'])] : []),
-      ...(run.parentRunId === undefined ? [] : [el('span', { class: 'muted' }, [`retry of ${run.parentRunId}`])]),
-    ]),
-  ]);
-  const outcome: HTMLElement[] = [];
-  if (run.failure) outcome.push(el('h2', {}, ['Error']), el('div', { class: 'box error', id: 'error' }, [`${run.failure.code}: ${run.failure.message}`]));
-  if (run.result) {
-    const note = run.result.truncated ? `\n… ${run.result.bytes} bytes in result.json` : '';
-    outcome.push(el('h2', {}, ['Result']), el('div', { class: 'box mono', id: 'result' }, [run.result.preview + note]));
-  }
-  const byId = new Map(model.agents.map((agent) => [agent.id, agent]));
-  const rows = (list: readonly { readonly startedAt: string; readonly endedAt: string }[]) => list.map((call) => [since(start, call.startedAt), duration(Date.parse(call.endedAt) - Date.parse(call.startedAt))]);
-  const calls = model.calls.length === 0 ? undefined : table(['tool', 'path', 'phase', 'start', 'took', 'status', 'code'], model.calls.map((call, i) => [call.name, call.path.join(' › '), call.phase ?? '', ...(rows(model.calls)[i] ?? []), call.status, call.code ?? '']), 'calls');
-  const shells = model.shells.length === 0 ? undefined : table(['command', 'path', 'start', 'took', 'status', 'exit', 'code'], model.shells.map((call, i) => [call.name, call.path.join(' › '), ...(rows(model.shells)[i] ?? []), call.status, call.exitCode === undefined ? '' : String(call.exitCode), call.code ?? '']), 'shells');
-  const checkpoints = model.checkpoints.length === 0 ? undefined : table(['checkpoint', 'state'], model.checkpoints.map((checkpoint) => [checkpoint.name, checkpoint.state]), 'checkpoints');
-  const budget = model.budget.length === 0 ? undefined : table(['at', 'event', 'dimension', 'facts'], model.budget.map((entry) => [since(start, entry.at), entry.kind, entry.dimension ?? '', Object.entries(entry.facts).map(([name, value]) => `${name} ${value}`).join(', ')]), 'budget');
-  const logs = model.logs.length === 0 ? undefined : table(['at', 'path', 'message'], model.logs.map((entry) => [since(start, entry.at), entry.path.join(' › '), entry.message]), 'logs');
-  return el('div', { id: 'run', 'data-state': run.state }, [
-    header,
-    ...outcome,
-    ...section('Phases and agents', model.tree.length === 0 ? undefined : treeList(model.tree, byId, true), 'No agents yet.'),
-    ...section('Timeline of agent attempts', ordered.length === 0 ? undefined : attemptChart(ordered, start, end, now), 'No attempts yet.'),
-    ...section('Tokens and cost per agent', ordered.length === 0 ? undefined : usageChart(ordered), 'No usage yet.'),
-    ...section('Tool calls', calls, 'No tool calls.'),
-    ...section('Shell calls', shells, 'No shell calls.'),
-    ...section('Checkpoints', checkpoints, 'No checkpoints.'),
-    ...section('Budget events', budget, 'No budget events.'),
-    ...section('Logs', logs, 'No logs.'),
-    ...(model.warnings.length === 0 ? [] : section('Warnings', table(['at', 'message'], model.warnings.map((entry) => [since(start, entry.at), entry.message]), 'warnings'), '')),
-    ...(model.skipped > 0 ? [el('p', { class: 'muted' }, [`${model.skipped} unreadable lines in calls.jsonl or events.jsonl were skipped.`])] : []),
-  ]);
-}
+import type { TrajectoryModel } from '../model.js';
+import type { ReportData } from '../report.js';
+import type { TranscriptView } from '../transcript.js';
+import { renderControls } from './controls.js';
+import { el, text } from './dom.js';
+import { clock } from './format.js';
+import { ACTIVE, badge, renderRun } from './run-view.js';
+import { renderHits, searchModel, searchTranscripts, transcriptHits } from './search.js';
+import { renderTranscript } from './transcript-view.js';
 
 async function showRuns(main: HTMLElement, base: string): Promise<void> {
   const response = await fetch(`${base}api/runs`);
@@ -129,31 +32,139 @@ async function showRuns(main: HTMLElement, base: string): Promise<void> {
   );
 }
 
+interface Page {
+  readonly body: HTMLElement;
+  readonly search: HTMLInputElement;
+  readonly results: HTMLElement;
+  readonly transcripts: HTMLElement;
+}
+
+/** The parts of a run page that stay across redraws (the search box keeps its text and focus). */
+function skeleton(main: HTMLElement, top: readonly Node[]): Page {
+  const search = el('input', { type: 'search', id: 'search-input', placeholder: 'Search agents, events and transcripts', 'aria-label': 'Search' });
+  const results = el('div', { id: 'search-results' });
+  const body = el('div', { id: 'run-body' }, [el('p', { class: 'muted' }, ['Loading…'])]);
+  const transcripts = el('section', { id: 'transcripts' });
+  main.replaceChildren(...top, el('div', { class: 'toolbar' }, [search]), results, body, transcripts);
+  return { body, search, results, transcripts };
+}
+
+function labelOf(model: TrajectoryModel | undefined, agentId: string): string {
+  return model?.agents.find((agent) => agent.id === agentId)?.label ?? agentId;
+}
+
+/** Calls `run` 200 ms after the last keystroke. */
+function onSearch(input: HTMLInputElement, run: (query: string) => void): void {
+  let timer: number | undefined;
+  input.addEventListener('input', () => {
+    if (timer !== undefined) window.clearTimeout(timer);
+    timer = window.setTimeout(() => run(input.value.trim()), 200);
+  });
+}
+
 function followRun(main: HTMLElement, base: string, runId: string): void {
+  const controls = el('div', { id: 'controls', class: 'controls' });
+  const download = el('p', { class: 'downloads' }, [
+    el('a', { href: `${base}api/runs/${encodeURIComponent(runId)}/report`, id: 'download-report', download: `${runId}.html` }, ['Download report']),
+    ' · ',
+    el('a', { href: `${base}api/runs/${encodeURIComponent(runId)}/report?transcripts=0`, id: 'download-report-bare', download: `${runId}.html` }, ['without transcripts']),
+  ]);
+  const page = skeleton(main, [el('p', {}, [el('a', { href: base }, ['← all runs'])]), controls, download]);
   let latest: TrajectoryModel | undefined;
+  let opened: { agentId: string; attempt: number; tag?: string; view?: TranscriptView } | undefined;
   const draw = (): void => {
-    if (latest) main.replaceChildren(el('p', {}, [el('a', { href: base }, ['← all runs'])]), renderRun(latest, Date.now()));
+    if (latest) page.body.replaceChildren(renderRun(latest, Date.now()));
   };
+  const drawTranscript = (): void => {
+    if (opened?.view === undefined) return;
+    page.transcripts.replaceChildren(el('h2', {}, ['Transcript']), renderTranscript(opened.view, labelOf(latest, opened.agentId), page.search.value.trim()));
+  };
+  const loadTranscript = async (): Promise<void> => {
+    const target = opened;
+    if (target === undefined) return;
+    const query = new URLSearchParams({ agent: target.agentId, attempt: String(target.attempt) });
+    const response = await fetch(`${base}api/runs/${encodeURIComponent(runId)}/transcript?${query}`, { headers: target.tag === undefined ? {} : { 'if-none-match': target.tag } });
+    if (opened !== target || response.status === 304) return;
+    if (!response.ok) {
+      page.transcripts.replaceChildren(el('h2', {}, ['Transcript']), el('p', { class: 'box error' }, [await response.text()]));
+      return;
+    }
+    const tag = response.headers.get('etag');
+    opened = { ...target, ...(tag === null ? {} : { tag }), view: (await response.json()) as TranscriptView };
+    drawTranscript();
+  };
+  main.addEventListener('click', (event) => {
+    const button = (event.target as Element).closest('button.open-transcript');
+    if (!(button instanceof HTMLElement)) return;
+    opened = { agentId: button.dataset['agent'] ?? '', attempt: Number(button.dataset['attempt']) };
+    page.transcripts.replaceChildren(el('h2', {}, ['Transcript']), el('p', { class: 'muted' }, ['Loading…']));
+    void loadTranscript().then(() => page.transcripts.scrollIntoView());
+  });
+  onSearch(page.search, (query) => {
+    if (!latest) return;
+    const local = searchModel(latest, query);
+    page.results.replaceChildren(...renderHits(local, query));
+    drawTranscript();
+    if (query === '') return;
+    void fetch(`${base}api/runs/${encodeURIComponent(runId)}/search?${new URLSearchParams({ q: query })}`)
+      .then((response) => response.json() as Promise<{ agentId: string; attempt: number; matches: number }[]>)
+      .then((found) => {
+        if (latest && page.search.value.trim() === query) page.results.replaceChildren(...renderHits([...local, ...transcriptHits(latest, found)], query));
+      });
+  });
   const source = new EventSource(`${base}api/runs/${runId}/stream`);
   source.onmessage = (message: MessageEvent<string>) => {
     latest = JSON.parse(message.data) as TrajectoryModel;
     draw();
+    renderControls(controls, base, runId, latest.controls ?? []);
     document.body.dataset['updates'] = String(Number(document.body.dataset['updates'] ?? '0') + 1);
+    // A transcript of an attempt still at work grows: look again (the server answers 304 while the file is unchanged).
+    if (opened !== undefined) void loadTranscript();
   };
   source.onerror = () => {
-    if (!latest) main.replaceChildren(el('p', { class: 'muted' }, ['This run cannot be shown (it belongs to another session, or the viewer stopped).']));
+    if (!latest) page.body.replaceChildren(el('p', { class: 'muted' }, ['This run cannot be shown (it belongs to another session, or the viewer stopped).']));
   };
-  // Running bars grow with the clock between updates.
+  // Running bars grow with the clock between updates; an open transcript of a running attempt is polled.
   setInterval(() => {
-    if (latest?.run.executing && ACTIVE.has(latest.run.state)) draw();
+    if (!latest?.run.executing || !ACTIVE.has(latest.run.state)) return;
+    draw();
+    const agent = opened === undefined ? undefined : latest.agents.find((entry) => entry.id === opened?.agentId);
+    if (agent?.attempts.some((attempt) => attempt.attempt === opened?.attempt && attempt.status === 'running')) void loadTranscript();
   }, 1000);
+}
+
+/** A report: everything from the page's own data block, drawn once; no request is made. */
+function showReport(main: HTMLElement): void {
+  const block = document.getElementById('report-data');
+  const data = JSON.parse(block?.textContent ?? '{}') as ReportData;
+  const transcripts = data.transcripts ?? [];
+  const note = data.transcripts === undefined ? 'Transcripts were left out of this report.' : `${transcripts.length} transcript(s).`;
+  const page = skeleton(main, [el('p', { class: 'muted' }, [`Report of run ${data.model.run.runId}, made ${clock(data.generatedAt)}. ${note}`])]);
+  page.body.replaceChildren(renderRun(data.model, Date.parse(data.generatedAt)));
+  const drawTranscripts = (query: string): void => {
+    page.transcripts.replaceChildren(el('h2', {}, ['Transcripts']), ...transcripts.map((view) => renderTranscript(view, labelOf(data.model, view.agentId), query)));
+  };
+  drawTranscripts('');
+  main.addEventListener('click', (event) => {
+    const button = (event.target as Element).closest('button.open-transcript');
+    if (!(button instanceof HTMLElement)) return;
+    const target = Array.from(page.transcripts.querySelectorAll<HTMLElement>('section.transcript')).find((section) => section.dataset['agent'] === button.dataset['agent'] && section.dataset['attempt'] === button.dataset['attempt']);
+    target?.scrollIntoView();
+  });
+  onSearch(page.search, (query) => {
+    page.results.replaceChildren(...renderHits([...searchModel(data.model, query), ...transcriptHits(data.model, query === '' ? [] : searchTranscripts(transcripts, query))], query));
+    drawTranscripts(query);
+  });
 }
 
 function start(): void {
   const main = document.getElementById('app');
+  if (!main) return;
+  const view = document.body.dataset['view'];
+  if (view === 'report') return showReport(main);
   const base = document.body.dataset['base'];
-  if (!main || base === undefined) return;
-  if (document.body.dataset['view'] === 'run') followRun(main, base, decodeURIComponent(location.pathname.split('/').pop() ?? ''));
+  if (base === undefined) return;
+  if (view === 'run') followRun(main, base, decodeURIComponent(location.pathname.split('/').pop() ?? ''));
   else void showRuns(main, base);
 }
 

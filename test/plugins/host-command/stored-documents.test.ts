@@ -6,7 +6,8 @@
  * prompts are not stored, so nothing offers them; unreadable pieces are
  * named, never hide the rest.
  */
-import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExtensionAPI, ExtensionCommandContext } from '@earendil-works/pi-coding-agent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import { recordSystemPrompt } from '../../../kernel/engine/system-prompts.js';
 import { agentDocuments } from '../../../plugins/host/dashboard/documents.js';
 import type { FlowDeps } from '../../../plugins/host/command/dashboard-flow.js';
 import { openPicker } from '../../../plugins/host/command/picker.js';
-import { readRunFiles } from '../../../plugins/host/command/run-files.js';
+import { readRunFiles } from '../../../lib/run-files.js';
 import type { WorkflowHostView } from '../../../plugins/host/view.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { scriptedDialogs, type Answer, type ScriptedDialogs } from './dialogs.js';
@@ -104,6 +105,45 @@ describe('opening documents from the dashboard', () => {
     expect(readFileSync(script, 'utf8')).toBe(before);
     expect(statSync(script).mode & 0o777).toBe(0o400);
     expect(ui.screens.find((screen) => screen.title.startsWith('solo'))?.title).toContain('Agent prompts are not stored');
+  });
+
+  it("opens each attempt's transcript (its session file) read-only, and names one that cannot be read", async () => {
+    const done = await h.run(`return await agent('look around', { label: 'reader' });`);
+    const id = agentIdOf(done.runDir, 'reader');
+    const file = join(h.dir, 'reader-session.jsonl');
+    const lines = [
+      { type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: h.cwd },
+      { type: 'message', id: 'a', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', message: { role: 'user', content: 'look around' } },
+      { type: 'message', id: 'b', parentId: 'a', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'README.md' } }] } },
+      { type: 'message', id: 'c', parentId: 'b', timestamp: '2026-01-01T00:00:03.000Z', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: '# Readme' }], isError: false } },
+    ];
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const fifo = join(h.dir, 'reader-fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const snapshotFile = join(done.runDir, 'snapshot.json');
+    const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as { agentSessions: Record<string, unknown> };
+    snapshot.agentSessions[id] = [
+      { attempt: 1, transport: 'pi', sessionId: 's1', sessionFile: file },
+      { attempt: 2, transport: 'pi', sessionId: 's2', sessionFile: fifo },
+      { attempt: 3, transport: 'pi', sessionId: 's3', sessionFile: 'relative.jsonl' },
+    ];
+    writeFileSync(snapshotFile, JSON.stringify(snapshot));
+    const ui = await picker([
+      { select: new RegExp(done.runId) },
+      { select: /reader · completed/ },
+      { select: 'Open transcript (attempt 1)' },
+      { select: /reader · completed/ },
+      { select: 'Open transcript (attempt 2)' },
+      'cancel',
+      'cancel',
+    ]);
+    expect(ui.opened).toEqual([{ title: `Transcript of reader, attempt 1: ${file} (read-only: changes are discarded)`, text: expect.stringContaining('── user\nlook around') }]);
+    expect(ui.opened[0]?.text).toContain('→ read {"path":"README.md"}');
+    expect(ui.opened[0]?.text).toContain('── read result\n# Readme');
+    expect(ui.notes).toContainEqual({ message: expect.stringMatching(/Cannot read the transcript .*reader-fifo\.jsonl: .* is not a regular file/), level: 'error' });
+    // A relative path is never offered.
+    expect(ui.screens.flatMap((screen) => screen.options)).not.toContain('Open transcript (attempt 3)');
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(4);
   });
 
   it('finds the files of a failed run (no result.json) through the engine', async () => {

@@ -66,7 +66,7 @@ describe('agent state writes on the pi transport', () => {
       const [queued, running] = events;
       expect(queued!.persisted.agentConfigurations[id]).toMatchObject({ model: dir.model('low') });
       expect(queued!.persisted.agentSessions[id]).toBeUndefined();
-      expect(running!.persisted.agentSessions[id]).toEqual([{ attempt: 1, transport: 'pi', sessionId: expect.any(String) }]);
+      expect(running!.persisted.agentSessions[id]).toEqual([{ attempt: 1, transport: 'pi', sessionId: expect.any(String), sessionFile: expect.any(String) }]);
     }
   });
 });

@@ -52,7 +52,7 @@ describe('pi transport session (faux provider)', () => {
   it('submits the result through workflow_result and stops after it', async () => {
     dir.faux.setResponses([submit({ result: 'done' }), fauxAssistantMessage('never requested')]);
     const { session, progress } = await start();
-    expect(session.reference).toEqual({ transport: 'pi', sessionId: session.nativeSessionId });
+    expect(session.reference).toEqual({ transport: 'pi', sessionId: session.nativeSessionId, sessionFile: expect.stringMatching(/\/workflows\/r1\/.*\.jsonl$/) });
     expect(session.state()).toBe('idle');
     await session.prompt('Summarize');
     expect(results(progress)).toEqual([{ result: 'done' }]);

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { attemptFiles, launchEnv, piArgs, writePrivate } from '../../../plugins/tmux-panes/launch.js';
-import { renderTranscript } from '../../../plugins/tmux-panes/transcript.js';
+import { renderTranscript } from '../../../lib/transcripts/text.js';
 import { accepts } from '../../../plugins/tmux-panes/transport.js';
 
 const prepared = { model: '', tools: [], skills: [], extensions: [], excludeTools: [] };
@@ -20,8 +20,8 @@ describe('what a pane runs', () => {
 
   it('builds the pi command line with no prompt on it', () => {
     const input = { cwd: '/p', model: 'e2e/m:high', tools: [], sessionLabel: 'l', settings: {}, options: {} };
-    expect(piArgs({ pi: ['node', 'pi.js'], entry: '/e.js', input, tools: ['read', 'workflow_result'], excludeTools: ['bash'], contextFiles: false, systemPromptAppend: 'More', projectTrusted: false, name: 'l wf-1' })).toEqual([
-      'node', 'pi.js', '-e', '/e.js', '--name', 'l wf-1', '--no-approve', '--model', 'e2e/m:high', '--append-system-prompt', 'More', '--no-context-files', '--tools', 'read,workflow_result', '--exclude-tools', 'bash',
+    expect(piArgs({ pi: ['node', 'pi.js'], entry: '/e.js', input, tools: ['read', 'workflow_result'], excludeTools: ['bash'], contextFiles: false, systemPromptAppend: 'More', projectTrusted: false, name: 'l wf-1', sessionDir: '/s/workflows/wf-1' })).toEqual([
+      'node', 'pi.js', '-e', '/e.js', '--name', 'l wf-1', '--session-dir', '/s/workflows/wf-1', '--no-approve', '--model', 'e2e/m:high', '--append-system-prompt', 'More', '--no-context-files', '--tools', 'read,workflow_result', '--exclude-tools', 'bash',
     ]);
   });
 

@@ -28,6 +28,10 @@ export function configTests(ctx: BehaviourContext): void {
       ['RATE_LIMIT_BURST', ' 5'],
       ['MAX_CONSUMERS_PER_AUTHORITY', '1e3'],
       ['MAX_CONNECTIONS', ''],
+      ['MAX_PENDING_AUTHORITIES', '0'],
+      // Node-only (the edge platform handles connections before the upgrade), validated alike on both.
+      ['MAX_HANDSHAKES', '-1'],
+      ['HANDSHAKE_TIMEOUT_MS', '5s'],
     ];
     it.each(cases)('%s=%j', async (variable, value) => {
       await expect(startBridge({ [variable]: value })).rejects.toThrow(variable);

@@ -1,5 +1,6 @@
 /** Rate limits and connection caps. */
 import { describe, expect, it } from 'vitest';
+import { newAuthorityKey } from './client.js';
 import { data, eventually, type BehaviourContext } from './helpers.js';
 
 export function limitsTests(ctx: BehaviourContext): void {
@@ -62,6 +63,31 @@ export function limitsTests(ctx: BehaviourContext): void {
       first.socket.close();
       expect(await auth.socket.next()).toEqual({ type: 'session_close', session: first.session });
       await consumer(bridge(), auth);
+    });
+  });
+
+  describe('MAX_PENDING_AUTHORITIES', () => {
+    // Counted per process on Node and per room on the edge: one Authority ID shows both.
+    const bridge = useBridge({ MAX_PENDING_AUTHORITIES: '2' });
+
+    it('a new Authority connection sheds the one longest in the challenge with 4429, and authenticates', async () => {
+      const key = await newAuthorityKey();
+      const oldest = connect(bridge(), `/authority/${key.id}`);
+      await oldest.expect('challenge');
+      const older = connect(bridge(), `/authority/${key.id}`);
+      await older.expect('challenge');
+      const auth = await authority(bridge(), key);
+      expect((await expectClose(oldest, 4429)).reason).toBe('too many unauthenticated connections');
+      expect(older.isOpen()).toBe(true);
+      // Authenticated, it no longer counts: one more fits beside `older`, and the next sheds `older`.
+      const newer = connect(bridge(), `/authority/${key.id}`);
+      await newer.expect('challenge');
+      expect(older.isOpen()).toBe(true);
+      const newest = connect(bridge(), `/authority/${key.id}`);
+      await newest.expect('challenge');
+      await expectClose(older, 4429);
+      expect(newer.isOpen() && auth.socket.isOpen()).toBe(true);
+      await assertAlive(bridge());
     });
   });
 

@@ -1,6 +1,6 @@
 /** Invalid messages and invalid Authority IDs. */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { b64u, httpJson, newAuthorityKey, randomBytes } from './client.js';
+import { authText, b64u, httpJson, newAuthorityKey, randomBytes } from './client.js';
 import { invalidAuthorityIds, type BehaviourContext } from './helpers.js';
 
 export function malformedTests(ctx: BehaviourContext): void {
@@ -30,6 +30,9 @@ export function malformedTests(ctx: BehaviourContext): void {
       ['a missing data field', '{"type":"relay"}'],
       ['an unknown lane', '{"type":"relay","data":"AA","lane":"bulk"}'],
       ['a frame over MAX_MESSAGE_BYTES', JSON.stringify({ type: 'relay', data: 'A'.repeat(2000) })],
+      // RFC 8259 JSON text has no byte-order mark: malformed, whether a runtime hands the frame over as text or as bytes.
+      ['a byte-order mark before a relay', '\ufeff{"type":"relay","data":"AA"}'],
+      ['a byte-order mark before a ping', '\ufeff{"type":"ping"}'],
     ];
 
     it.each(consumerFrames)('from a Consumer: %s', async (_what, frame) => {
@@ -70,6 +73,7 @@ export function malformedTests(ctx: BehaviourContext): void {
       ['an unknown type', () => '{"type":"broadcast","data":"AA"}'],
       ['a second auth', () => '{"type":"auth","signature":"AAAA"}'],
       ['a frame over MAX_MESSAGE_BYTES', (s) => JSON.stringify({ type: 'relay', session: s, data: 'A'.repeat(2000) })],
+      ['a byte-order mark before a relay', (s) => `\ufeff${JSON.stringify({ type: 'relay', session: s, data: 'AA' })}`],
     ];
 
     it.each(authorityFrames)('from an Authority: %s (its Consumers get 4404)', async (_what, frame) => {
@@ -80,6 +84,17 @@ export function malformedTests(ctx: BehaviourContext): void {
       expect(auth.socket.unread()).toEqual([]);
       await expectClose(c.socket, 4404);
       expect(c.socket.unread()).toEqual([]);
+    });
+
+    it('from an Authority: its signed auth reply after a byte-order mark (4400, not authenticated)', async () => {
+      const key = await newAuthorityKey();
+      const socket = connect(bridge(), `/authority/${key.id}`);
+      const challenge = await socket.expect('challenge');
+      const signature = await key.sign(authText(key.id, challenge['nonce'] as string));
+      socket.send(`\ufeff${JSON.stringify({ type: 'auth', proto: 1, signature })}`);
+      await expectClose(socket, 4400);
+      expect(socket.unread()).toEqual([]);
+      expect((await httpJson(bridge().url, `/presence/${key.id}`)).json).toMatchObject({ online: false });
     });
 
     it('from an Authority: a binary frame', async () => {

@@ -6,7 +6,7 @@
  * message roles are kept as such (Pi adds them over time).
  */
 import { readFileSync } from 'node:fs';
-import { WorkflowError, createAjv, formatAjvErrors, messageOf } from '../kernel/index.js';
+import { WorkflowError, createAjv, formatAjvErrors, messageOf } from '../../kernel/index.js';
 
 export interface SessionHeader {
   readonly type: 'session';

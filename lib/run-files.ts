@@ -9,8 +9,32 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAjv, formatAjvErrors, messageOf, type JsonValue } from '../../../kernel/index.js';
-import type { RunFiles, SessionReference, StoredSystemPrompt } from '../dashboard/documents.js';
+import { createAjv, formatAjvErrors, messageOf, type JsonValue } from '../kernel/index.js';
+
+export interface StoredSystemPrompt {
+  readonly agentId: string;
+  readonly attempt: number;
+  readonly turn: number;
+  readonly sha256: string;
+  /** The body under `.system-prompts/`; undefined when it is missing. */
+  readonly text?: string;
+}
+
+/** What the command read from a run directory; `problems` names what could not be read. */
+export interface RunFiles {
+  readonly source?: string;
+  readonly systemPrompts: readonly StoredSystemPrompt[];
+  /** Journaled values of completed agents, by journal key (the agent ID). */
+  readonly results: ReadonlyMap<string, JsonValue>;
+  /** snapshot.json `agentSessions`: the session reference of each attempt, by agent ID. */
+  readonly sessions: ReadonlyMap<string, readonly SessionReference[]>;
+  readonly problems: readonly string[];
+}
+
+export interface SessionReference {
+  readonly attempt: number;
+  readonly reference: Readonly<Record<string, JsonValue>>;
+}
 
 const ajv = createAjv();
 const count = { type: 'integer', minimum: 0 } as const;
@@ -68,7 +92,8 @@ export function readRunFiles(runDir: string): RunFiles {
   return { ...(source === undefined ? {} : { source }), results, systemPrompts: readSystemPrompts(runDir, problems), sessions: readSessions(runDir, problems), problems };
 }
 
-function readSystemPrompts(runDir: string, problems: string[]): StoredSystemPrompt[] {
+/** system-prompts.json version 2 and the bodies it names (a missing body leaves `text` out). */
+export function readSystemPrompts(runDir: string, problems: string[] = []): StoredSystemPrompt[] {
   const index = readText(join(runDir, 'system-prompts.json'));
   if (index === undefined) return []; // no native agent started
   const { values, bad } = jsonLines(index);

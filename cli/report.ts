@@ -1,0 +1,45 @@
+/**
+ * `wfcli report <run-id> [--output <file>] [--no-transcripts]`: one
+ * self-contained HTML file of a run of this project (any session): result,
+ * phases, timeline, agents and, unless left out, every attempt's transcript
+ * (plugins/trajectory/report.ts). It opens offline and makes no request.
+ * Reads the run store and the transcripts only (no Pi session); the viewer's
+ * code loads only when this command runs. The file is written atomically,
+ * mode 0600: a report holds what the transcripts hold.
+ */
+import { resolve } from 'node:path';
+import { readRunLock, summarize, writeFileAtomic } from '../kernel/index.js';
+import { EXIT_OK, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { findStoredRun } from './session.js';
+
+async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
+  const runId = parsed.positionals[0] ?? '';
+  const { runDir, snapshot } = findStoredRun(io, runId);
+  const [{ buildModel }, { reportHtml, runTranscripts }] = await Promise.all([import('../plugins/trajectory/model.js'), import('../plugins/trajectory/report.js')]);
+  const model = buildModel(summarize(snapshot, readRunLock(runDir) !== undefined), runDir);
+  const transcripts = flag(parsed, 'no-transcripts') ? undefined : runTranscripts(model, runDir);
+  const html = reportHtml({ v: 1, generatedAt: new Date().toISOString(), model, ...(transcripts === undefined ? {} : { transcripts }) });
+  const output = resolve(io.cwd, stringOption(parsed, 'output') ?? `${runId}.html`);
+  writeFileAtomic(output, html, 0o600, { durable: false });
+  const what = transcripts === undefined ? 'without transcripts' : `${transcripts.length} transcript(s)`;
+  io.stdout(`${output}\n`);
+  io.stderr(`Report of run ${runId} (${model.agents.length} agent(s), ${what}). It may hold secrets an agent saw: share it with care.\n`);
+  return EXIT_OK;
+}
+
+export const reportCommand: CommandSpec = {
+  name: 'report',
+  summary: 'Write a run as one self-contained HTML file: result, phases, timeline, agents, transcripts.',
+  usage: ['wfcli report <run-id> [--output <file>] [--no-transcripts]'],
+  help: `  --output <file>   where to write it (default ./<run-id>.html; replaced if it exists)
+  --no-transcripts  leave the agents' transcripts out
+
+Any run of this project, whichever session launched it. The file opens in a
+browser without a network: the viewer's page with everything inline, a
+strict Content-Security-Policy, and no request of any kind. With transcripts
+it holds the agents' prompts, answers, tool calls and output, and so any
+secret they saw: it is written 0600. Prints the file's path.`,
+  options: { output: { type: 'string' }, 'no-transcripts': { type: 'boolean' } },
+  positionals: { min: 1, max: 1 },
+  run,
+};

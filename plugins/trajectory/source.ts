@@ -1,0 +1,80 @@
+/**
+ * What the viewer's server reads and does for one engine and cwd: this
+ * session's runs (another session's run is unknown here), their models with
+ * the controls they offer, transcripts, search, reports, and control
+ * requests performed through the engine. Loaded with the server.
+ */
+import { statSync } from 'node:fs';
+import type { RunHandle, WorkflowEngine } from '../../kernel/index.js';
+import { availableControls, parseControlRequest, performControl } from './controls.js';
+import { buildModel, type LiveStarts } from './model.js';
+import { reportHtml, runTranscripts } from './report.js';
+import { searchTranscripts } from './search.js';
+import type { RunSource } from './server.js';
+import { buildTranscript, transcriptFiles } from './transcript.js';
+
+export interface RunSourceInput {
+  readonly engine: WorkflowEngine;
+  readonly cwd: string;
+  /** Attempt starts seen live, by run. */
+  readonly starts: ReadonlyMap<string, LiveStarts>;
+  /** The host's watch for runs the page resumes, when a host session runs the engine. */
+  readonly follow: () => ((handle: RunHandle) => void) | undefined;
+}
+
+export function createRunSource({ engine, cwd, starts, follow }: RunSourceInput): RunSource {
+  const runDir = (runId: string): string | undefined => {
+    try {
+      // This session's runs only (spec 1 "Run and its storage": discovery is by cwd and session).
+      return engine.status(cwd, runId).sessionId === engine.sessionId ? engine.runDirectory(cwd, runId) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const model = (runId: string) => {
+    const dir = runDir(runId);
+    if (dir === undefined) return undefined;
+    try {
+      const status = engine.status(cwd, runId);
+      return { dir, model: buildModel(status, dir, starts.get(runId)), controls: availableControls(status) };
+    } catch {
+      return undefined;
+    }
+  };
+  const fileOf = (runId: string, agentId: string, attempt: number): string | undefined => {
+    const dir = runDir(runId);
+    return dir === undefined ? undefined : transcriptFiles(dir).findLast((entry) => entry.agentId === agentId && entry.attempt === attempt)?.file;
+  };
+  return {
+    list: () => engine.list(cwd).map((run) => ({ runId: run.runId, workflow: run.workflow.name, state: run.state, createdAt: run.createdAt, launchMode: run.launchMode })).reverse(),
+    runDir,
+    model: (runId) => {
+      const built = model(runId);
+      return built === undefined ? undefined : JSON.stringify({ ...built.model, controls: built.controls });
+    },
+    transcript: (runId, agentId, attempt) => {
+      const dir = runDir(runId);
+      const view = dir === undefined ? undefined : buildTranscript(dir, agentId, attempt);
+      return view === undefined ? undefined : JSON.stringify(view);
+    },
+    transcriptTag: (runId, agentId, attempt) => {
+      const file = fileOf(runId, agentId, attempt);
+      try {
+        const stat = file === undefined ? undefined : statSync(file);
+        return stat === undefined ? undefined : `"${stat.size}-${stat.mtimeMs}"`;
+      } catch {
+        return undefined;
+      }
+    },
+    search: (runId, query) => {
+      const dir = runDir(runId);
+      return dir === undefined ? undefined : searchTranscripts(dir, query);
+    },
+    report: (runId, transcripts) => {
+      const built = model(runId);
+      if (built === undefined) return undefined;
+      return reportHtml({ v: 1, generatedAt: new Date().toISOString(), model: built.model, ...(transcripts ? { transcripts: runTranscripts(built.model, built.dir) } : {}) });
+    },
+    act: async (runId, body) => performControl({ engine, cwd, follow: follow() }, runId, parseControlRequest(body)),
+  };
+}

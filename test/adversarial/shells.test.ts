@@ -1,0 +1,206 @@
+/**
+ * Issue 24's shell reproductions through the real CLI: each case runs
+ * `wfcli run --script` (dist/, built by `npm run build`) as its own process
+ * in a fresh HOME, the way a user runs a workflow.
+ *
+ * - A time-out ends the call in time whatever the command's children do, a
+ *   shell that leaves a daemon returns when the shell exits, and no process
+ *   of either is left (checked in /proc, zombies excepted: they have
+ *   ended and wait for init).
+ * - SIGTERM or Ctrl-C of `wfcli run` mid-shell exits within 4 s with the
+ *   resume hint and leaves no process behind.
+ * - After `kill -9` of the host mid-shell, `wfcli resume` ends the orphan
+ *   before it runs the command again: the command never runs beside it.
+ * - Output of 600 MB, and four shells of 250 MB in one `parallel`, fail with
+ *   RPC_LIMIT_EXCEEDED while the host's peak resident memory stays under
+ *   300 MB.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readProcStat } from '../../kernel/process-identity.js';
+import { groupMembers } from '../../kernel/process-groups.js';
+
+const WFCLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'wfcli.js');
+const RUN_ID = /run (wf-[0-9a-z]{9}-[0-9a-f]{8})/;
+/** Past this a wfcli that has not exited is killed, so a hang fails with its output. */
+const HANG_MS = 60_000;
+
+interface Ended {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface Wfcli {
+  readonly child: ChildProcess;
+  readonly ended: Promise<Ended>;
+}
+
+let home: string;
+let cwd: string;
+
+beforeAll(() => {
+  if (!existsSync(WFCLI)) throw new Error(`${WFCLI} is missing: run \`npm run build\` first`);
+  home = mkdtempSync(join(tmpdir(), 'wf-shells-'));
+  cwd = join(home, 'project');
+  mkdirSync(join(home, 'agent'), { recursive: true });
+  mkdirSync(cwd);
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function wfcli(args: readonly string[]): Wfcli {
+  // A fresh HOME and agent dir; none of the developer's PI_* settings.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PI_')));
+  const child = spawn(process.execPath, [WFCLI, ...args], {
+    cwd,
+    env: { ...env, HOME: home, PI_CODING_AGENT_DIR: join(home, 'agent'), PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const guard = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
+  const ended = new Promise<Ended>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(guard);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, ended };
+}
+
+function script(name: string, source: string): string {
+  writeFileSync(join(cwd, name), source);
+  return name;
+}
+
+function runDirOf(runId: string): string {
+  const projects = join(home, '.pi', 'workflows', 'projects');
+  for (const project of readdirSync(projects)) {
+    for (const session of readdirSync(join(projects, project, 'sessions'))) {
+      const dir = join(projects, project, 'sessions', session, 'runs', runId);
+      if (existsSync(dir)) return dir;
+    }
+  }
+  throw new Error(`no run directory for ${runId}`);
+}
+
+function lines(file: string): Record<string, unknown>[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The PIDs in `file` (one a line) once it has `count` of them. */
+async function pidsIn(file: string, count: number): Promise<number[]> {
+  for (;;) {
+    const pids = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => /^\d+$/.test(line)).map(Number) : [];
+    if (pids.length >= count) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Processes among `pids`, and of the groups the run recorded, that still run (a zombie has ended). */
+function stillRunning(pids: readonly number[], runDir?: string): number[] {
+  const groups = runDir === undefined ? [] : lines(join(runDir, 'processes.jsonl')).map((record) => Number(record['pgid']));
+  const alive = pids.filter((pid) => {
+    const stat = readProcStat(pid);
+    return stat !== undefined && stat.state !== 'Z';
+  });
+  return [...new Set([...alive, ...groups.flatMap((pgid) => groupMembers(pgid) ?? [])])];
+}
+
+/** A shell whose leader and background child write their PIDs to `file`, then run until stopped. */
+const LINGERING = (file: string) => `echo $$ > ${file}; sleep 30 & echo $! >> ${file}; sleep 30; echo x`;
+
+// Each case starts a headless Pi session or two (a few seconds each on a quiet machine).
+describe.runIf(process.platform === 'linux')('shells through wfcli run --script', { timeout: 120_000 }, () => {
+  it('a time-out fails with SHELL_FAILED in under 4 s, a daemon does not hold the call, and no process is left behind', async () => {
+    // The second shell leaves a daemon holding its pipes: the call returns once the shell exits, the daemon stopped.
+    const source = `let timedOut;
+try { await shell('${LINGERING('timeout.pids')}', { timeoutMs: 1000 }); timedOut = 'no error'; } catch (e) { timedOut = [e.code, e.message]; }
+const daemon = await shell('sleep 30 & echo $! > daemon.pids; echo started', { timeoutMs: 20000 });
+return { timedOut, daemon: daemon.stdout };`;
+    const run = wfcli(['run', '--script', script('timeout.js', source)]);
+    const ended = await run.ended;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(JSON.parse(ended.stdout)).toEqual({ timedOut: ['SHELL_FAILED', 'shell command timed out after 1000 ms; its process group was stopped'], daemon: 'started\n' });
+    const runDir = runDirOf(RUN_ID.exec(ended.stderr)![1]!);
+    const [timeoutCall, daemonCall] = lines(join(runDir, 'calls.jsonl'));
+    const took = (call: Record<string, unknown> | undefined) => Date.parse(String(call?.['endedAt'])) - Date.parse(String(call?.['startedAt']));
+    expect(took(timeoutCall)).toBeLessThan(4000);
+    // Far below the daemon's 30 s and the call's 20 s time-out: the call did not wait for the daemon.
+    expect(took(daemonCall)).toBeLessThan(4000);
+    const pids = [...(await pidsIn(join(cwd, 'timeout.pids'), 2)), ...(await pidsIn(join(cwd, 'daemon.pids'), 1))];
+    expect(stillRunning(pids, runDir)).toEqual([]);
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s of wfcli run mid-shell exits in under 4 s with the resume hint, leaving no process behind', async (signal) => {
+    const pidFile = `${signal}.pids`;
+    const run = wfcli(['run', '--script', script(`${signal}.js`, `await shell('${LINGERING(pidFile)}'); return 'finished';`)]);
+    const pids = await pidsIn(join(cwd, pidFile), 2);
+    const sent = performance.now();
+    run.child.kill(signal);
+    const ended = await run.ended;
+    expect(performance.now() - sent).toBeLessThan(4000);
+    expect(ended.code).toBe(1);
+    const runId = RUN_ID.exec(ended.stderr)![1]!;
+    expect(ended.stderr).toContain(`continue it with: wfcli resume ${runId}`);
+    expect(stillRunning(pids, runDirOf(runId))).toEqual([]);
+  });
+
+  it('after kill -9 of the host mid-shell, resume ends the orphan before it runs the command again', async () => {
+    // The second run of the command reports any PID of the first that still runs.
+    const command =
+      'if [ -e orphan.pids ]; then for p in $(cat orphan.pids); do if kill -0 $p 2>/dev/null && ! grep -q "^State:.*Z" /proc/$p/status; then echo "beside $p" >> ledger; fi; done; echo second >> ledger; echo resumed; ' +
+      'else echo $$ > orphan.pids; sleep 30 & echo $! >> orphan.pids; echo first >> ledger; wait; fi';
+    const run = wfcli(['run', '--script', script('orphan.js', `return (await shell(${JSON.stringify(command)})).stdout;`)]);
+    const pids = await pidsIn(join(cwd, 'orphan.pids'), 2);
+    run.child.kill('SIGKILL');
+    const killed = await run.ended;
+    const runId = RUN_ID.exec(killed.stderr)![1]!;
+    expect(stillRunning(pids)).toEqual(pids);
+
+    const resumed = await wfcli(['resume', runId]).ended;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toBe('resumed\n');
+    expect(readFileSync(join(cwd, 'ledger'), 'utf8')).toBe('first\nsecond\n');
+    const runDir = runDirOf(runId);
+    expect(stillRunning(pids, runDir)).toEqual([]);
+    expect(lines(join(runDir, 'events.jsonl'))).toContainEqual(
+      expect.objectContaining({ type: 'warning', details: expect.objectContaining({ kind: 'shell-orphan', action: 'stopped', pgid: pids[0] }) }),
+    );
+  });
+
+  it("600 MB of output, and four 250 MB shells in one parallel, fail with RPC_LIMIT_EXCEEDED and the host's peak memory stays under 300 MB", async () => {
+    const big = (bytes: number) => `async () => { try { await shell('yes | head -c ${bytes}'); return 'no error'; } catch (e) { return e.code; } }`;
+    const run = wfcli([
+      'run',
+      '--script',
+      script(
+        'memory.js',
+        `const one = await (${big(600_000_000)})();
+const four = await parallel('big', { a: ${big(250_000_000)}, b: ${big(250_000_000)}, c: ${big(250_000_000)}, d: ${big(250_000_000)} });
+await shell('touch measure; while [ ! -e measured ]; do sleep 0.02; done');
+return { one, four };`,
+      ),
+    ]);
+    while (!existsSync(join(cwd, 'measure'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    // VmHWM: the peak resident set of the host process so far.
+    const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${run.child.pid}/status`, 'utf8'))?.[1]);
+    writeFileSync(join(cwd, 'measured'), '');
+    const ended = await run.ended;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(JSON.parse(ended.stdout)).toEqual({ one: 'RPC_LIMIT_EXCEEDED', four: { a: 'RPC_LIMIT_EXCEEDED', b: 'RPC_LIMIT_EXCEEDED', c: 'RPC_LIMIT_EXCEEDED', d: 'RPC_LIMIT_EXCEEDED' } });
+    expect(peakKb).toBeGreaterThan(0);
+    expect(peakKb / 1024).toBeLessThan(300);
+  });
+});
