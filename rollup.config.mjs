@@ -21,6 +21,8 @@ const fixed = {
   // A portable bundle's launcher.mjs imports it from the installed package (docs/bundles.md).
   'cli/bundle-launcher': 'build/cli/bundle/launcher.js',
   'kernel/sandbox/worker': 'build/kernel/sandbox/worker.js',
+  // The preflight of a large or deeply nested script runs in a process of its own (kernel/preflight/isolated.ts).
+  'kernel/preflight/process': 'build/kernel/preflight/process.js',
 };
 
 const input = Object.fromEntries(Object.entries(fixed).filter(([, file]) => existsSync(file)));

@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { CLI_SUITES } from './test/adversarial/vitest.cli.config.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'test/crash/**', 'test/build/**', 'node_modules/**'],
+    // The CLI reproductions of issue 24 need the built package: they run in `npm run test:adversarial`.
+    exclude: ['test/e2e/**', 'test/crash/**', 'test/build/**', 'node_modules/**', ...CLI_SUITES],
     // Vitest's default is one worker fewer than the cores: one, on the 2-core machines CI and we use.
     maxWorkers: 2,
     // Files share a worker's module graph: importing Pi's SDK and the kernel once per worker, not once per

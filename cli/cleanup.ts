@@ -8,6 +8,7 @@
  * terminal, or one that is executing. Like doctor, it needs a trusted project.
  */
 import { TERMINAL_RUN_STATES, WorkflowError, type StatusSummary } from '../kernel/index.js';
+import { printable } from '../lib/terminal-text.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { projectRuns } from './list.js';
 import { withLocalSession } from './session.js';
@@ -53,14 +54,14 @@ export function protectedCandidates(runs: readonly StatusSummary[], candidates: 
 }
 
 function print(io: CliIo, verb: string, removed: readonly string[], skipped: readonly Skip[]): void {
-  io.stdout(removed.length === 0 ? `${verb} no runs\n` : `${verb} ${removed.length} run(s):\n${removed.map((runId) => `  ${runId}\n`).join('')}`);
-  if (skipped.length > 0) io.stdout(`skip${verb.startsWith('would') ? '' : 'ped'} ${skipped.length} run(s):\n${skipped.map((skip) => `  ${skip.runId}: ${skip.reason}: ${skip.message}\n`).join('')}`);
+  io.stdout(removed.length === 0 ? `${verb} no runs\n` : `${verb} ${removed.length} run(s):\n${removed.map((runId) => `  ${printable(runId)}\n`).join('')}`);
+  if (skipped.length > 0) io.stdout(`skip${verb.startsWith('would') ? '' : 'ped'} ${skipped.length} run(s):\n${skipped.map((skip) => `  ${printable(`${skip.runId}: ${skip.reason}: ${skip.message}`)}\n`).join('')}`);
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const days = olderThanDays(stringOption(parsed, 'older-than-days'));
   const json = flag(parsed, 'json');
-  const warn = (message: string): void => io.stderr(`warning: ${message}\n`);
+  const warn = (message: string): void => io.stderr(`warning: ${printable(message)}\n`);
   const runs = projectRuns(io, undefined, warn).map((entry) => entry.summary);
   const candidates = cleanupCandidates(runs, days, Date.now()).map((summary) => summary.runId);
   if (!flag(parsed, 'yes')) {

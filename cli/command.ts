@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
+import { printableLines } from '../lib/terminal-text.js';
 
 /** Success. */
 export const EXIT_OK = 0;
@@ -122,16 +123,16 @@ export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Prints a thrown error as `<CODE>: message` and returns its exit code. */
+/** Prints a thrown error as `<CODE>: message` and returns its exit code. Messages quote names, paths and script text: `printableLines`. */
 export function reportError(error: unknown, io: CliIo, spec?: CommandSpec): number {
   if (error instanceof UsageError || isParseError(error)) {
-    io.stderr(`wfcli${spec === undefined ? '' : ` ${spec.name}`}: ${messageOf(error)}\n${spec === undefined ? '' : usageText(spec)}`);
+    io.stderr(`wfcli${spec === undefined ? '' : ` ${spec.name}`}: ${printableLines(messageOf(error))}\n${spec === undefined ? '' : usageText(spec)}`);
     return EXIT_USAGE;
   }
-  if (!isWorkflowError(error)) io.stderr(`INTERNAL_ERROR: ${messageOf(error)}\n`);
+  if (!isWorkflowError(error)) io.stderr(`INTERNAL_ERROR: ${printableLines(messageOf(error))}\n`);
   // The host's refusal in an untrusted project names Pi's ways to trust it; the shell has one more.
-  else if (error.details?.reason === 'untrusted_project') io.stderr(`${error.code}: ${error.message} With wfcli, --approve trusts the project for one command.\n`);
-  else io.stderr(`${error.code}: ${error.message}\n`);
+  else if (error.details?.reason === 'untrusted_project') io.stderr(`${error.code}: ${printableLines(error.message)} With wfcli, --approve trusts the project for one command and --no-approve runs it without the project's files.\n`);
+  else io.stderr(`${error.code}: ${printableLines(error.message)}\n`);
   return EXIT_FAILED;
 }
 

@@ -8,7 +8,7 @@
  */
 import { SELECTOR_DIAGNOSTIC_CODES, selectorDiagnostics, type JsonValue, type LoadedSettings, type RegisteredFunction, type RegisteredModelAlias, type SelectorLayer, type WorkflowSettings } from '../kernel/index.js';
 import type { AgentInspection } from './agent-inspection.js';
-import type { TrustDecision } from './trust.js';
+import type { ProjectTrust, TrustSource } from '../plugins/host/trust-state.js';
 
 export interface DoctorDiagnostic {
   readonly code: string;
@@ -43,7 +43,7 @@ export interface DoctorReport {
   /** The effective settings; null when they cannot be loaded (see diagnostics). */
   readonly settings: WorkflowSettings | null;
   readonly settingsSources: readonly { readonly kind: 'global' | 'project'; readonly path: string; readonly exists: boolean; readonly keys: readonly string[] }[];
-  readonly trust: { readonly projectTrusted: boolean; readonly decidedBy: TrustDecision['decidedBy'] };
+  readonly trust: { readonly projectTrusted: boolean; readonly decidedBy: TrustSource };
   readonly activeTools: readonly string[];
   readonly piExtensions: readonly { readonly path: string; readonly resolvedPath: string; readonly tools: readonly string[]; readonly commands: readonly string[] }[];
   readonly piSkills: readonly { readonly name: string; readonly description: string; readonly path: string }[];
@@ -71,7 +71,7 @@ export interface DoctorInputs {
   readonly settingsPath: string;
   readonly globalPath: string;
   readonly projectPath: string;
-  readonly trust: TrustDecision;
+  readonly trust: Pick<ProjectTrust, 'state' | 'decidedBy'>;
   /** Undefined when the settings cannot be loaded (the error is among `problems`). */
   readonly settings?: LoadedSettings;
   /** Parsed content of the active settings files that exist and parse, for checks loading refuses to get to. */
@@ -121,7 +121,7 @@ function aliases(inputs: DoctorInputs): DoctorAlias[] {
 
 export function buildDoctorReport(inputs: DoctorInputs): DoctorReport {
   const { settings } = inputs;
-  const trusted = inputs.trust.trusted;
+  const trusted = inputs.trust.state === 'trusted';
   const sources = (settings?.sources ?? []).map((source) => ({
     ...source,
     keys: Object.entries(settings?.provenance ?? {})

@@ -1,12 +1,14 @@
 /** The text view of `wfcli doctor` (the report itself is `--json`). */
+import { printable } from '../lib/terminal-text.js';
 import type { DoctorReport } from './doctor-report.js';
 
 function list(items: readonly string[]): string {
   return items.length === 0 ? '(none)' : items.join(', ');
 }
 
+/** Every line one line: paths, names, descriptions and messages come from settings, extensions and the project. */
 function section(title: string, lines: readonly string[]): string {
-  return `${title}\n${lines.map((line) => `  ${line}\n`).join('')}`;
+  return `${title}\n${lines.map((line) => `  ${printable(line)}\n`).join('')}`;
 }
 
 export function formatDoctor(report: DoctorReport): string {

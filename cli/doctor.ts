@@ -6,16 +6,18 @@
  * targets, the resource policy and its diagnostics, and with
  * `--agent-options` one generically prepared agent (agent-inspection.ts).
  *
- * The project must be trusted (spec 1): Pi's decision, or `--approve`.
+ * The project must be trusted (spec 1; docs/settings.md "Trust"): the
+ * stored decision, nothing in it that needs trust, or `--approve`.
  * Warnings never fail the command; an error diagnostic (settings that do not
  * load, `disabledAgentResources`, an alias that does not resolve, options that
  * cannot be prepared, a registration that cannot be proven) exits 1 after the
  * whole report is printed.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { WorkflowError, isWorkflowError, loadSettings, loadingRegistry, messageOf, settingsPaths, type JsonValue, type LoadedSettings, type PreparationInspection } from '../kernel/index.js';
+import { WorkflowError, isWorkflowError, loadSettings, loadingRegistry, messageOf, parseSettingsText, settingsPaths, type JsonValue, type LoadedSettings, type PreparationInspection } from '../kernel/index.js';
 import type { AgentInspection } from './agent-inspection.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { trustStatement } from '../plugins/host/trust-state.js';
 import { formatDoctor } from './doctor-text.js';
 import { buildDoctorReport, hasErrors, type DoctorDiagnostic } from './doctor-report.js';
 import type { LocalPiSession } from './headless-host.js';
@@ -38,7 +40,7 @@ function rawSettings(paths: readonly string[]): { path: string; data: unknown }[
   return paths.flatMap((path) => {
     try {
       const text = readFileSync(path, 'utf8');
-      return [{ path, data: JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text) as unknown }];
+      return [{ path, data: parseSettingsText(text, path) }];
     } catch {
       return [];
     }
@@ -82,7 +84,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   try {
     const { host, session } = local;
     if (!host.projectTrusted) {
-      throw new WorkflowError('CONFIG_ERROR', `The project ${host.cwd} is not trusted, and doctor runs only in trusted projects: trust it in pi (/trust), or pass --approve`, { cwd: host.cwd });
+      const why = trustStatement(local.trust, host.agentDir);
+      throw new WorkflowError('CONFIG_ERROR', `${why}, and wfcli doctor runs only in trusted projects: trust it with /trust in pi, or pass --approve`, { cwd: host.cwd, state: local.trust.state, files: [...local.trust.files] });
     }
     const problems = startupProblems(local);
     const { settings, inspected } = await preparation(local, problems);
@@ -133,8 +136,8 @@ export const doctorCommand: CommandSpec = {
   --approve                trust the project for this inspection
   --json                   print the Doctor JSON (docs/wfcli.md lists its fields)
 
-The project must be trusted (Pi's stored decision, nothing in it that needs
-trust, or --approve). Warnings never fail the command; error diagnostics
+The project must be trusted (the stored decision, nothing in it that needs
+trust, or --approve; docs/settings.md "Trust"). Warnings never fail the command; error diagnostics
 (settings that do not load, "disabledAgentResources", an alias that does not
 resolve, agent options that cannot be prepared) exit 1 after the report.
 "wfcli doctor cleanup" removes old terminal runs.`,

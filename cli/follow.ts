@@ -12,6 +12,7 @@
  *   error code, or its state when it has none) and exits 1.
  */
 import { WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, type RunHandle, type RunOutcome, type WorkflowCheckpointStateChangedEvent } from '../kernel/index.js';
+import { printable, printableLines } from '../lib/terminal-text.js';
 import { EXIT_FAILED, EXIT_OK, printJson, type CliIo } from './command.js';
 import type { LocalPiSession } from './headless-host.js';
 import { startProgress } from './progress.js';
@@ -65,16 +66,18 @@ export async function followRun(local: LocalPiSession, handle: RunHandle, io: Cl
 
 function describeEnd(outcome: RunOutcome, why: { readonly checkpoint: string | undefined; readonly interrupted: boolean }): string {
   const { runId, state } = outcome;
+  // The message and the checkpoint name come from the script.
+  const message = outcome.error === undefined ? undefined : printableLines(outcome.error.message);
   if (why.checkpoint !== undefined) {
-    return `INVALID_METADATA: run ${runId} reached checkpoint "${why.checkpoint}", which cannot be answered headless; the run was stopped (launch it from Pi)`;
+    return `INVALID_METADATA: run ${runId} reached checkpoint "${printable(why.checkpoint)}", which cannot be answered headless; the run was stopped (launch it from Pi)`;
   }
   if (state === 'interrupted') {
     return `interrupted: run ${runId} was interrupted${why.interrupted ? '' : ' (its host session ended)'}; continue it with: wfcli resume ${runId}`;
   }
   if (state === 'budget_exhausted') {
-    return `${outcome.error?.code ?? 'BUDGET_EXHAUSTED'}: ${outcome.error?.message ?? 'the run exhausted its budget'}\ncontinue it with a larger budget: wfcli resume ${runId} --budget '<json>'`;
+    return `${outcome.error?.code ?? 'BUDGET_EXHAUSTED'}: ${message ?? 'the run exhausted its budget'}\ncontinue it with a larger budget: wfcli resume ${runId} --budget '<json>'`;
   }
   if (state === 'paused') return `paused: run ${runId} is paused; continue it with: wfcli resume ${runId}`;
-  if (state === 'failed') return `${outcome.error?.code ?? 'INTERNAL_ERROR'}: ${outcome.error?.message ?? `run ${runId} failed`}\nretry it with: wfcli retry ${runId}`;
-  return `${outcome.error?.code ?? state}: ${outcome.error?.message ?? `run ${runId} ended ${state}`}`;
+  if (state === 'failed') return `${outcome.error?.code ?? 'INTERNAL_ERROR'}: ${message ?? `run ${runId} failed`}\nretry it with: wfcli retry ${runId}`;
+  return `${outcome.error?.code ?? state}: ${message ?? `run ${runId} ended ${state}`}`;
 }

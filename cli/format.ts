@@ -2,8 +2,11 @@
  * Text views of stored runs for `status`, `list` and `inspect` (`--json`
  * prints the data itself). Plugin state is read as plain JSON: the budget
  * and usage of `plugins.budgets`, the named worktrees of `plugins.worktrees`.
+ * Every line is one line: names, labels, messages and paths are `printable`
+ * (lib/terminal-text.ts), so no control character reaches the terminal.
  */
 import type { AgentSummary, JsonValue, StatusSummary } from '../kernel/index.js';
+import { printable } from '../lib/terminal-text.js';
 
 type Json = Readonly<Record<string, JsonValue>>;
 
@@ -18,7 +21,7 @@ export function formatUsage(usage: AgentSummary['usage']): string {
 export function formatAgent(agent: AgentSummary, indent = '    '): string {
   const attempts = `${agent.attempts} attempt${agent.attempts === 1 ? '' : 's'}`;
   const where = [...(agent.breadcrumb ?? []), ...agent.path].join(' / ');
-  return `${indent}${agent.label} [${agent.id}] ${agent.state}, ${attempts}, ${formatUsage(agent.usage)}${where === '' ? '' : ` (${where})`}`;
+  return `${indent}${printable(`${agent.label} [${agent.id}] ${agent.state}, ${attempts}, ${formatUsage(agent.usage)}${where === '' ? '' : ` (${where})`}`)}`;
 }
 
 /** `tokens 30/100 (soft 50)` per dimension with a limit, then launches. */
@@ -45,9 +48,9 @@ export function formatWorktrees(plugins: Json): string[] {
 }
 
 export function formatStatus(summary: StatusSummary): string {
-  const lines = [`run ${summary.runId}  ${summary.workflow.name}`];
+  const lines = [printable(`run ${summary.runId}  ${summary.workflow.name}`)];
   const row = (label: string, value: string | undefined): void => {
-    if (value !== undefined) lines.push(`  ${label.padEnd(10)} ${value}`);
+    if (value !== undefined) lines.push(`  ${label.padEnd(10)} ${printable(value)}`);
   };
   row('state', `${summary.state}${summary.executing ? ' (executing)' : ''}`);
   if (summary.failure) row('failure', `${summary.failure.code}: ${summary.failure.message}`);
@@ -69,5 +72,5 @@ export function formatStatus(summary: StatusSummary): string {
 /** One line per run: ID, state, workflow, session, last update, agents. */
 export function formatRunRow(summary: StatusSummary): string {
   const state = `${summary.state}${summary.executing ? '*' : ''}`;
-  return `${summary.runId}  ${state.padEnd(17)} ${summary.workflow.name.padEnd(20)} ${summary.sessionId.padEnd(12)} ${summary.updatedAt}  ${summary.agents.length} agent(s)`;
+  return printable(`${summary.runId}  ${state.padEnd(17)} ${printable(summary.workflow.name).padEnd(20)} ${printable(summary.sessionId).padEnd(12)} ${summary.updatedAt}  ${summary.agents.length} agent(s)`);
 }

@@ -33,14 +33,16 @@ import { WorkflowError, contributeWorkflowPlugin, type ExtensionInfo, isWorkflow
 import { activeHost } from '../plugins/host/active-host.js';
 import type { HostSession } from '../plugins/host/host-session.js';
 import { PACKAGE_NAME, findPackage } from '../plugins/host/package-info.js';
+import { setEmbedderTrust } from '../plugins/host/session-trust.js';
+import type { ProjectTrust } from '../plugins/host/trust-state.js';
+import { decideProjectTrust } from '../plugins/host/trust.js';
 import { headlessOptionsPlugin, loadedEntries, unprovenError, unprovenRegistrations } from './provenance.js';
-import { projectTrustDecision, type TrustDecision } from './trust.js';
 
 export interface LocalPiSessionOptions {
   readonly cwd: string;
   /** Pi's agent dir; default `PI_CODING_AGENT_DIR` else `~/.pi/agent`. */
   readonly agentDir?: string;
-  /** `--approve` (true) or `--no-approve` (false); default Pi's decision (cli/trust.ts). */
+  /** `--approve` (true) or `--no-approve` (false); default the stored decision (plugins/host/trust.ts). */
   readonly trust?: boolean;
   /** The package whose entries load when it is not installed in Pi; default the package this module belongs to. */
   readonly packageRoot?: string;
@@ -60,8 +62,9 @@ export interface LocalPiSession {
   readonly session: AgentSession;
   /** The workflow host the session started. */
   readonly host: HostSession;
+  /** Whether the project's files are read (`trust.state` is `trusted`). */
   readonly projectTrusted: boolean;
-  readonly trust: TrustDecision;
+  readonly trust: ProjectTrust;
   /** Registrations that could not be proven to come from a loaded extension (with `unproven: 'report'`). */
   readonly unproven: readonly ExtensionInfo[];
   /** Extension load failures and Pi's startup diagnostics: warnings for the CLI to print. */
@@ -110,8 +113,9 @@ function abandon(error: WorkflowError): WorkflowError {
 export async function createLocalPiSession(options: LocalPiSessionOptions): Promise<LocalPiSession> {
   const cwd = resolve(options.cwd);
   const agentDir = resolve(options.agentDir ?? resolveAgentDir());
-  const trust = projectTrustDecision({ cwd, agentDir, ...(options.trust === undefined ? {} : { override: options.trust }) });
-  const projectTrusted = trust.trusted;
+  // The decision `pi -p` reaches here (docs/settings.md "Trust"); extensions' `project_trust` answers are not consulted.
+  const trust = decideProjectTrust({ cwd, agentDir, override: options.trust });
+  const projectTrusted = trust.state === 'trusted';
   const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted });
   const packageRoot = options.packageRoot ?? findPackage()?.root;
   const own = packageRoot !== undefined && existsSync(packageRoot) && !installedInPi(new DefaultPackageManager({ cwd, agentDir, settingsManager })) ? [packageRoot] : [];
@@ -150,7 +154,13 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
 
   const startErrors: string[] = [];
   try {
-    await session.bindExtensions({ mode: 'print', onError: (error) => void startErrors.push(`${error.extensionPath} (${error.event}): ${error.error}`) });
+    // The host this session starts takes this command's decision, not one of its own.
+    setEmbedderTrust(trust);
+    try {
+      await session.bindExtensions({ mode: 'print', onError: (error) => void startErrors.push(`${error.extensionPath} (${error.event}): ${error.error}`) });
+    } finally {
+      setEmbedderTrust(undefined);
+    }
     const started = activeHost();
     if (started?.error !== undefined) throw started.error;
     if (started?.session === undefined) {
@@ -160,8 +170,6 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
         `The workflow host did not start in the headless Pi session: its entry (dist/src/index.js of ${PACKAGE_NAME}) is not loaded or is filtered out${why.length > 0 ? `; ${why.join('; ')}` : ''}`,
       );
     }
-    // --no-approve is an explicit choice to run without the project's settings and resources.
-    if (options.trust === false) started.session.engine.excludeProjectResources();
     return { session, host: started.session, projectTrusted, trust, unproven, warnings: [...warnings, ...startErrors], extensions: loaded.extensions, loadErrors, events: eventBus, dispose };
   } catch (error) {
     await dispose().catch(() => undefined);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { JsonValue, StatusSummary } from '../kernel/index.js';
 import { readRunFiles } from '../lib/run-files.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
 import { projectRuns } from './list.js';
 
@@ -54,7 +55,8 @@ function warnings(runDir: string): { at?: string; message: string }[] {
 
 export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
   const files = readRunFiles(runDir);
-  const usage = run.agents.reduce(
+  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
+  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce(
     (total, agent) => ({ inputTokens: total.inputTokens + agent.usage.inputTokens, outputTokens: total.outputTokens + agent.usage.outputTokens, costUsd: total.costUsd + agent.usage.costUsd }),
     { inputTokens: 0, outputTokens: 0, costUsd: 0 },
   );
@@ -75,8 +77,7 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
 }
 
 function formatInspection(inspection: RunInspection): string {
-  const lines = [formatStatus(inspection.run).trimEnd()];
-  lines.push(`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`);
+  const lines = [`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`];
   for (const attempt of inspection.attempts) {
     lines.push(`  attempt    ${attempt.agentId} #${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
     if (attempt.transcript !== undefined) lines.push(`  transcript ${attempt.transcript}`);
@@ -86,24 +87,24 @@ function formatInspection(inspection: RunInspection): string {
   }
   for (const warning of inspection.warnings) lines.push(`  warning    ${warning.message}`);
   for (const problem of inspection.problems) lines.push(`  problem    ${problem}`);
-  return `${lines.join('\n')}\n`;
+  return `${[formatStatus(inspection.run).trimEnd(), ...lines.map(printable)].join('\n')}\n`;
 }
 
 function summaryLine(inspection: RunInspection): string {
   const { run } = inspection;
   const failure = run.failure === undefined ? '' : ` ${run.failure.code}`;
   const extras = [formatBudget(run.plugins), ...formatWorktrees(run.plugins).map((worktree) => `worktree ${worktree}`)].filter((part) => part !== undefined);
-  return `${run.runId}  ${run.state}${failure}  ${run.workflow.name}  ${run.agents.length} agent(s), ${formatUsage(inspection.usage)}${extras.length === 0 ? '' : `  ${extras.join('; ')}`}`;
+  return printable(`${run.runId}  ${run.state}${failure}  ${run.workflow.name}  ${run.agents.length} agent(s), ${formatUsage(inspection.usage)}${extras.length === 0 ? '' : `  ${extras.join('; ')}`}`);
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   if (flag(parsed, 'json') && flag(parsed, 'summary')) throw new UsageError('--json and --summary exclude each other');
   const [sessionId] = parsed.positionals;
-  const runs = projectRuns(io, sessionId, (message) => io.stderr(`warning: ${message}\n`))
+  const runs = projectRuns(io, sessionId, (message) => io.stderr(`warning: ${printable(message)}\n`))
     .filter((entry) => !flag(parsed, 'failed') || isFailedRun(entry.summary))
     .map((entry) => inspectRun(entry.summary, entry.runDir));
   if (flag(parsed, 'json')) printJson(io, runs);
-  else if (runs.length === 0) io.stdout(`no ${flag(parsed, 'failed') ? 'failed ' : ''}runs${sessionId === undefined ? ' in this project' : ` in session ${sessionId}`}\n`);
+  else if (runs.length === 0) io.stdout(`no ${flag(parsed, 'failed') ? 'failed ' : ''}runs${sessionId === undefined ? ' in this project' : ` in session ${printable(sessionId)}`}\n`);
   else if (flag(parsed, 'summary')) {
     for (const inspection of runs) io.stdout(`${summaryLine(inspection)}\n`);
     const total = runs.reduce((sum, inspection) => ({ inputTokens: sum.inputTokens + inspection.usage.inputTokens, outputTokens: sum.outputTokens + inspection.usage.outputTokens, costUsd: sum.costUsd + inspection.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });

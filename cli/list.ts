@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { listRuns, parseSnapshot, readRunLock, summarize, type StatusSummary } from '../kernel/index.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { formatRunRow } from './format.js';
 import { storeRoot } from './session.js';
 
@@ -25,7 +26,7 @@ export function projectRuns(io: CliIo, sessionId: string | undefined, warn: (mes
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
-  const runs = projectRuns(io, stringOption(parsed, 'session'), (message) => io.stderr(`warning: ${message}\n`)).map((entry) => entry.summary);
+  const runs = projectRuns(io, stringOption(parsed, 'session'), (message) => io.stderr(`warning: ${printable(message)}\n`)).map((entry) => entry.summary);
   if (flag(parsed, 'json')) printJson(io, runs);
   else if (runs.length === 0) io.stdout('no runs in this project\n');
   else for (const summary of runs) io.stdout(`${formatRunRow(summary)}\n`);

@@ -12,6 +12,7 @@ import {
   type WorkflowPhaseChangedEvent,
   type WorkflowRunStateChangedEvent,
 } from '../kernel/index.js';
+import { printable } from '../lib/terminal-text.js';
 
 export interface ProgressBus {
   on(channel: string, handler: (data: unknown) => void): () => void;
@@ -41,7 +42,8 @@ export function progressLine(progress: ProgressState, columns = 80): string {
   const parts = [`${progress.name} ${progress.runId}`, progress.state, `${seconds}s`];
   if (progress.phase !== undefined) parts.push(`phase ${progress.phase}`);
   if (progress.agents.length > 0) parts.push(`${progress.agents.length} agent${progress.agents.length === 1 ? '' : 's'} running: ${progress.agents.join(', ')}`);
-  const line = parts.join(' · ');
+  // Names, phases and labels come from the script: shown, never acted on by the terminal.
+  const line = printable(parts.join(' · '));
   return line.length < columns ? line : `${line.slice(0, Math.max(0, columns - 2))}…`;
 }
 

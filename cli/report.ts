@@ -10,6 +10,7 @@
 import { resolve } from 'node:path';
 import { readRunLock, summarize, writeFileAtomic } from '../kernel/index.js';
 import { EXIT_OK, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { findStoredRun } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
@@ -22,8 +23,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const output = resolve(io.cwd, stringOption(parsed, 'output') ?? `${runId}.html`);
   writeFileAtomic(output, html, 0o600, { durable: false });
   const what = transcripts === undefined ? 'without transcripts' : `${transcripts.length} transcript(s)`;
-  io.stdout(`${output}\n`);
-  io.stderr(`Report of run ${runId} (${model.agents.length} agent(s), ${what}). It may hold secrets an agent saw: share it with care.\n`);
+  io.stdout(`${printable(output)}\n`);
+  io.stderr(`Report of run ${printable(runId)} (${model.agents.length} agent(s), ${what}). It may hold secrets an agent saw: share it with care.\n`);
   return EXIT_OK;
 }
 

@@ -12,6 +12,7 @@
  */
 import type { RunHandle } from '../kernel/index.js';
 import { EXIT_FAILED, JSON_OPTION, TRUST_OPTIONS, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { followRun } from './follow.js';
 import { findStoredRun, inRunSession, parseJsonOption } from './session.js';
 
@@ -30,11 +31,11 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     const proposalId = handle.held?.details?.proposalId;
     if (handle.held && budget !== undefined && typeof proposalId === 'string') {
       const summary = host.engine.status(host.cwd, runId).proposals.find((proposal) => proposal.id === proposalId)?.summary ?? handle.held.message;
-      io.stderr(`approved: ${summary} (proposal ${proposalId}, from your --budget)\n`);
+      io.stderr(`approved: ${printable(summary)} (proposal ${proposalId}, from your --budget)\n`);
       handle = (await host.engine.respondProposal(host.cwd, runId, proposalId, true)).resumed;
     }
     if (handle === undefined || handle.held) {
-      io.stderr(`held: ${handle?.held?.message ?? `run ${runId} did not resume`}\n`);
+      io.stderr(`held: ${printable(handle?.held?.message ?? `run ${runId} did not resume`)}\n`);
       return EXIT_FAILED;
     }
     return followRun(local, handle, io, { json: flag(parsed, 'json'), name: stored.snapshot.workflow.name });

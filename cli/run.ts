@@ -118,7 +118,9 @@ flat arguments are merged over.
   --input <json>     the workflow's args
   --budget <json>    the run's budget, e.g. '{"agentLaunches":{"hard":5}}'
   --approve          trust the project for this run (project settings and resources apply)
-  --no-approve       do not trust it (they do not); default: Pi's stored decision
+  --no-approve       run without the project's settings and resources; default: the
+                     decision stored for the project (an undecided or untrusted project
+                     is refused; docs/settings.md "Trust")
   --json             print the whole outcome {runId, state, value?, error?} instead of the value
 
 The run ID goes to stderr ("run wf-...") as soon as the run exists; the final

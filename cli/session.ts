@@ -4,7 +4,8 @@
  * stored run of this project in any session.
  */
 import { resolve } from 'node:path';
-import { WorkflowError, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import { WorkflowError, checkBoundary, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
@@ -20,7 +21,7 @@ export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOp
 }
 
 export function printWarnings(local: LocalPiSession, io: CliIo): void {
-  for (const warning of local.warnings) io.stderr(`warning: ${warning}\n`);
+  for (const warning of local.warnings) io.stderr(`warning: ${printable(warning)}\n`);
 }
 
 /** Runs `act` in a headless Pi session (its warnings printed first), disposed whatever happens. */
@@ -41,11 +42,15 @@ export function inRunSession<T>(io: CliIo, found: StoredRun, trust: boolean | un
 
 export function parseJsonOption(flag: string, text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
+  let value: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch (error) {
     throw new WorkflowError('INVALID_METADATA', `${flag} is not valid JSON: ${(error as Error).message}`);
   }
+  // JSON.parse builds any depth; what handles the value after it may recurse. Refused here, before Pi starts.
+  checkBoundary(value, flag, { details: { option: flag } });
+  return value;
 }
 
 /** `~/.pi/workflows` (or under the io's home). */

@@ -12,6 +12,7 @@
  */
 import { readRunLock } from '../kernel/index.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { printable } from '../lib/terminal-text.js';
 import { formatStatus } from './format.js';
 import { findStoredRun, withLocalSession } from './session.js';
 
@@ -26,7 +27,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       io.stdout(formatStatus(summary));
       if (status.diagnostics !== undefined) {
         const { incomplete, replayable } = status.diagnostics;
-        io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${incomplete.map((agent) => agent.label).join(', ') || 'nothing pending'}\n`);
+        io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${printable(incomplete.map((agent) => agent.label).join(', ')) || 'nothing pending'}\n`);
       }
     }
     return EXIT_OK;

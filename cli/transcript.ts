@@ -7,6 +7,7 @@
  * shown by size only; images by type and size.
  */
 import { resolve } from 'node:path';
+import { printable, printableLines } from '../lib/terminal-text.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { currentBranch, readSessionFile, type ContentBlock, type SessionEntry } from '../lib/transcripts/session-file.js';
 
@@ -92,12 +93,13 @@ export function transcriptItems(entries: readonly SessionEntry[], max: number): 
   });
 }
 
+/** The text of an item; what came from the session file is `printable` (names) or `printableLines` (texts, indented). */
 export function formatItem(item: TranscriptItem): string {
-  const time = item.at.length >= 19 ? item.at.slice(11, 19) : item.at;
-  const head = item.tool === undefined ? item.kind : `tool result ${item.tool.name}${item.tool.isError ? ' (error)' : ''}`;
-  const indent = (text: string): string => text.split('\n').join('\n    ');
+  const time = printable(item.at.length >= 19 ? item.at.slice(11, 19) : item.at);
+  const head = printable(item.tool === undefined ? item.kind : `tool result ${item.tool.name}${item.tool.isError ? ' (error)' : ''}`);
+  const indent = (text: string): string => printableLines(text).split('\n').join('\n    ');
   const lines = [`[${time}] ${head}:${item.text === '' ? '' : ` ${indent(item.text)}`}`];
-  for (const call of item.toolCalls ?? []) lines.push(`    -> ${call.name} ${indent(call.arguments)}`);
+  for (const call of item.toolCalls ?? []) lines.push(`    -> ${printable(call.name)} ${indent(call.arguments)}`);
   return lines.join('\n');
 }
 
@@ -120,10 +122,10 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   const { header } = file;
-  io.stdout(`session ${header.id} (version ${header.version ?? 1}), cwd ${header.cwd}, started ${header.timestamp}\n`);
+  io.stdout(`${printable(`session ${header.id} (version ${header.version ?? 1}), cwd ${header.cwd}, started ${header.timestamp}`)}\n`);
   if (all.length > items.length) io.stdout(`(${all.length - items.length} earlier item(s) left out by --tail)\n`);
   for (const item of items) io.stdout(`${formatItem(item)}\n`);
-  for (const problem of file.problems) io.stderr(`warning: line ${problem.line}: ${problem.message}\n`);
+  for (const problem of file.problems) io.stderr(`warning: line ${problem.line}: ${printable(problem.message)}\n`);
   return EXIT_OK;
 }
 

@@ -12,13 +12,12 @@
  *   the text.
  * - A key given twice, or a property of type `"array"`, collects the values
  *   into an array (each typed by `items` the same way).
+ * - Every name is an ordinary key, `__proto__` and `constructor` included.
  */
 import type { JsonValue } from '../kernel/index.js';
 import { UsageError } from './command.js';
 
 type Schema = Readonly<Record<string, unknown>>;
-
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
 function propertiesOf(schema: Schema | undefined): Schema {
   const properties = schema?.properties;
@@ -51,7 +50,7 @@ export function parseWorkflowInput(tokens: readonly string[], schema?: Schema): 
     if (!token.startsWith('--') || token === '--') throw new UsageError(`workflow arguments are --key value pairs; "${token}" has no key`);
     const equals = token.indexOf('=');
     const typedName = equals < 0 ? token.slice(2) : token.slice(2, equals);
-    if (typedName === '' || FORBIDDEN.has(typedName)) throw new UsageError(`"${token}" is not a usable workflow argument name`);
+    if (typedName === '') throw new UsageError(`"${token}" is not a usable workflow argument name`);
     let value: string | true;
     if (equals >= 0) value = token.slice(equals + 1);
     else {
@@ -65,13 +64,15 @@ export function parseWorkflowInput(tokens: readonly string[], schema?: Schema): 
     const name = Object.hasOwn(properties, typedName) || !Object.hasOwn(properties, camelCase(typedName)) ? typedName : camelCase(typedName);
     collected.set(name, [...(collected.get(name) ?? []), value]);
   }
-  const input: Record<string, JsonValue> = {};
-  for (const [name, values] of collected) {
-    const property = schemaOf(properties[name]);
-    if (property?.type === 'array' || values.length > 1) {
-      const single = values.length === 1 ? typed(values[0] ?? true, undefined) : undefined;
-      input[name] = Array.isArray(single) ? single : values.map((value) => typed(value, schemaOf(property?.items)));
-    } else input[name] = typed(values[0] ?? true, property);
-  }
-  return input;
+  // fromEntries defines each key: `__proto__` stays an own property instead of setting the prototype.
+  return Object.fromEntries(
+    [...collected].map(([name, values]): [string, JsonValue] => {
+      const property = Object.hasOwn(properties, name) ? schemaOf(properties[name]) : undefined;
+      if (property?.type === 'array' || values.length > 1) {
+        const single = values.length === 1 ? typed(values[0] ?? true, undefined) : undefined;
+        return [name, Array.isArray(single) ? single : values.map((value) => typed(value, schemaOf(property?.items)))];
+      }
+      return [name, typed(values[0] ?? true, property)];
+    }),
+  );
 }

@@ -26,6 +26,7 @@ export * from './states.js';
 export * from './events.js';
 export type { JsonValue } from './json.js';
 export { deepFreeze } from './json.js';
+export { BOUNDARY_BYTES, boundaryCopy, boundaryText, checkBoundary, type BoundaryOptions } from './json-boundary.js';
 export * from './settings/index.js';
 export * from './registry/index.js';
 export type * from './contracts/agent-options.js';

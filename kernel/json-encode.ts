@@ -24,6 +24,13 @@ export interface EncodeOptions {
   readonly maxIndentLevels?: number;
   /** Object keys in sorted order: one text per value, whatever order its keys were set in. */
   readonly sortKeys?: boolean;
+  /**
+   * Refuse strings and keys that are not well-formed UTF-16 (a lone
+   * surrogate): JSON text keeps them as `\ud800` escapes, but every UTF-8
+   * file, command line, environment and model request would replace them
+   * with U+FFFD, so the value would silently change on its way.
+   */
+  readonly wellFormed?: boolean;
 }
 
 export interface EncodeFailure {
@@ -77,6 +84,27 @@ function instanceName(value: object): string {
   }
 }
 
+/** Why a string is not well-formed: its first lone surrogate, as an escape (`\ud800`) and its index. */
+function illFormed(text: string): string {
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(index + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      index += 1;
+      continue;
+    }
+    return `\\u${unit.toString(16)} at index ${index}`;
+  }
+  return 'a lone surrogate';
+}
+
+function refuseIllFormed(text: string, what: string): never {
+  throw new Refused('INVALID_METADATA', `${what} a lone surrogate (${illFormed(text)}), which is not well-formed Unicode text; it would reach files, commands and models as U+FFFD`);
+}
+
+const MAX_PATH_CHARS = 240;
+
 function pathOf(stack: readonly Frame[]): string {
   let path = '';
   for (const frame of stack) {
@@ -86,6 +114,8 @@ function pathOf(stack: readonly Frame[]): string {
       const key = frame.keys[at] ?? '';
       path += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
     }
+    // A path a thousand levels long is cut: its start and its depth locate it.
+    if (path.length > MAX_PATH_CHARS) return `${path.slice(0, MAX_PATH_CHARS / 2)}…(${stack.length} levels)`;
   }
   return path;
 }
@@ -101,10 +131,11 @@ const SLOW = Symbol('slow');
  * `SLOW`, and the full walk then produces the text or the failure with its
  * path. Both produce the same text for every value the fast path accepts.
  */
-function fastText(item: unknown, depth: number, budget: { left: number; readonly sortKeys: boolean }): string {
+function fastText(item: unknown, depth: number, budget: { left: number; readonly sortKeys: boolean; readonly wellFormed: boolean }): string {
   let text: string;
   switch (typeof item) {
     case 'string':
+      if (budget.wellFormed && !item.isWellFormed()) throw SLOW;
       text = JSON.stringify(item);
       break;
     case 'number':
@@ -138,6 +169,7 @@ function fastText(item: unknown, depth: number, budget: { left: number; readonly
       const keys = budget.sortKeys ? Object.keys(item).sort() : Object.keys(item);
       let inner = '';
       for (let index = 0; index < keys.length; index += 1) {
+        if (budget.wellFormed && !keys[index]!.isWellFormed()) throw SLOW;
         const key = JSON.stringify(keys[index]!);
         budget.left -= key.length + 2;
         if (budget.left < 0) throw SLOW;
@@ -158,7 +190,7 @@ export function encodeJson(value: unknown, options: EncodeOptions): EncodeResult
   if ((options.indent ?? 0) === 0 && (options.maxDepth ?? MAX_VALUE_DEPTH) >= FAST_DEPTH) {
     let text: string | undefined;
     try {
-      text = fastText(value, 0, { left: options.maxBytes, sortKeys: options.sortKeys === true });
+      text = fastText(value, 0, { left: options.maxBytes, sortKeys: options.sortKeys === true, wellFormed: options.wellFormed === true });
     } catch {
       // SLOW, or a getter or proxy trap threw: the full walk decides and explains
     }
@@ -175,6 +207,7 @@ export function walkJson(value: unknown, options: EncodeOptions): EncodeResult {
   const maxDepth = options.maxDepth ?? MAX_VALUE_DEPTH;
   const indent = options.indent ?? 0;
   const maxIndentLevels = options.maxIndentLevels ?? Number.POSITIVE_INFINITY;
+  const wellFormed = options.wellFormed === true;
   const pieces: string[] = [];
   const stack: Frame[] = [];
   const open = new Set<object>();
@@ -194,6 +227,7 @@ export function walkJson(value: unknown, options: EncodeOptions): EncodeResult {
   const emit = (item: unknown): void => {
     switch (typeof item) {
       case 'string':
+        if (wellFormed && !item.isWellFormed()) refuseIllFormed(item, 'is a string with');
         return push(JSON.stringify(item));
       case 'number':
         if (!Number.isFinite(item)) throw new Refused('INVALID_METADATA', `is ${String(item)}, which JSON cannot represent`);
@@ -248,6 +282,7 @@ export function walkJson(value: unknown, options: EncodeOptions): EncodeResult {
         emit(array[at]);
       } else {
         const key = frame.keys[at]!;
+        if (wellFormed && !key.isWellFormed()) refuseIllFormed(key, 'has a key with');
         push(JSON.stringify(key));
         push(indent > 0 ? ': ' : ':');
         emit((frame.value as Record<string, unknown>)[key]);

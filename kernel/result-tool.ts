@@ -17,6 +17,7 @@ import type { CustomToolDefinition } from './contracts/setup.js';
 import { WorkflowError, messageOf } from './errors.js';
 import { createAjv, formatAjvErrors } from './json-schema.js';
 import type { JsonValue } from './json.js';
+import { boundaryCopy } from './json-boundary.js';
 
 export interface ResultToolContract {
   readonly name: string;
@@ -68,10 +69,10 @@ export function resultToolContract(outputSchema: JsonSchema | undefined, overrid
   };
 }
 
-/** The submitted value of a call with these parameters, as plain JSON. */
+/** The submitted value of a call with these parameters, as plain JSON within the RPC boundary. @throws WorkflowError naming the limit */
 export function resultValue(contract: ResultToolContract, params: unknown): JsonValue {
   const value = contract.wrapped ? (params as Record<string, unknown> | null)?.['value'] : params;
-  return JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+  return boundaryCopy(value, 'The result');
 }
 
 /**
@@ -119,7 +120,13 @@ export function resultToolPresentation(contract: Pick<ResultToolContract, 'name'
  * value within the run). Every transport reports the same text.
  */
 export function judgeResult(contract: ResultToolContract, params: unknown): { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string } {
-  const value = resultValue(contract, params);
+  let value: JsonValue;
+  try {
+    value = resultValue(contract, params);
+  } catch (error) {
+    // Too large, too deep, or a lone surrogate: the model can submit a smaller or cleaner value.
+    return { ok: false, message: `Result rejected: ${messageOf(error)}. Call the tool again with a smaller, well-formed value.` };
+  }
   const validate = compileResultSchema(contract.valueSchema);
   if (validate(value)) return { ok: true, value };
   return {

@@ -44,7 +44,8 @@ export class StructureRunner {
     const values: Record<string, unknown> = {};
     for (const [index, outcome] of outcomes.entries()) {
       if (outcome.status === 'rejected') throw outcome.reason;
-      values[entries[index]![0]] = outcome.value;
+      // Defined, never assigned: a key named `__proto__` is an ordinary key, not the object's prototype.
+      Object.defineProperty(values, entries[index]![0], { value: outcome.value, enumerable: true, writable: true, configurable: true });
     }
     return values;
   }

@@ -41,7 +41,7 @@ export class Decisions {
 
   async await(key: string, request: DecisionRequest): Promise<boolean> {
     const record = this.#record;
-    const known = record.snapshot.checkpoints[request.name];
+    const known = Object.hasOwn(record.snapshot.checkpoints, request.name) ? record.snapshot.checkpoints[request.name] : undefined;
     if (known && known.key === key && known.state !== 'awaiting') return known.state === 'approved';
     if (this.#pending.has(request.name)) throw new WorkflowError('INVALID_METADATA', `checkpoint "${request.name}" is already awaiting a decision`);
     record.setCheckpoint(request.name, { state: 'awaiting', prompt: request.prompt, ...(request.context === undefined ? {} : { context: request.context }), key });

@@ -9,7 +9,8 @@ import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.j
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readRunSource, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { readCheckedSource, sourceSha256 } from './source-digest.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
 import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
@@ -128,6 +129,7 @@ export class WorkflowEngine {
       agentConfigurations: {},
       agentSessions: {},
       ...fields,
+      sourceSha256: sourceSha256(source),
       plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
       proposals: Object.fromEntries(segment.proposals),
     };
@@ -269,7 +271,7 @@ export class WorkflowEngine {
     if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
-    const source = readRunSource(runDir);
+    const { source, sha256 } = readCheckedSource(runDir, snapshot, 'resume');
     const compiled = this.#prep.recompile(source);
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('resume', cwd, settings, snapshot, {
@@ -291,6 +293,8 @@ export class WorkflowEngine {
       }
       record.transition('running', (draft) => {
         delete draft.failure;
+        // A run created before digests were recorded gets its source's now: later resumes are checked.
+        draft.sourceSha256 ??= sha256;
         if (options.foreground !== undefined) draft.launchMode = options.foreground ? 'foreground' : 'background';
       });
     } catch (error) {
@@ -310,6 +314,7 @@ export class WorkflowEngine {
     const retryable = state === 'failed' || (state === 'stopped' && options.allowStopped === true);
     if (!retryable) throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
     checkIdentity(runId, source.snapshot);
+    const script = readCheckedSource(source.runDir, source.snapshot, 'retry').source;
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
@@ -319,7 +324,7 @@ export class WorkflowEngine {
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
     await stopOrphanGroups(orphanSources(this.root, { ...source.snapshot, lineage }));
-    return this.#create(cwd, readRunSource(source.runDir), settings, segment, {
+    return this.#create(cwd, script, settings, segment, {
       workflow: source.snapshot.workflow,
       args: source.snapshot.args,
       launchMode,

@@ -25,6 +25,7 @@ import { parseShellArgs, recordedShell } from './ops/shell.js';
 import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
+import { boundaryCopy } from '../json-boundary.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
@@ -362,15 +363,16 @@ export class RunExecution implements FunctionHost {
         return record.value;
       },
       async () => {
-        registry.assertFunctionInput(name, input);
+        // Its own frozen copy of the input, bounded before anything walks it: a JSON copy (structuredClone costs ten times more).
+        const frozen = deepFreeze(boundaryCopy(input, `The input of function ${name}`) as Readonly<Record<string, JsonValue>>);
+        registry.assertFunctionInput(name, frozen);
         const definition = registry.getFunction(name)!.definition;
         const fnScope = [...scope, segment];
         const context = createFunctionContext(this, fnScope);
-        // Its own frozen copy of the input: a JSON copy (the input is JSON; structuredClone costs ten times more).
-        const frozen = deepFreeze(JSON.parse(JSON.stringify(input ?? null)) as Readonly<Record<string, JsonValue>>);
         const output = (await this.runInScope(fnScope, () => definition.run(frozen, context))) as JsonValue;
-        registry.assertFunctionOutput(name, output);
-        const value = JSON.parse(JSON.stringify(output ?? null)) as JsonValue;
+        // Copied (and so bounded) before the schema check walks it.
+        const value = boundaryCopy(output, `The output of function ${name}`);
+        registry.assertFunctionOutput(name, value);
         return { value, body: { kind: 'function', name, value } };
       },
     );

@@ -9,7 +9,8 @@ import type { Kernel } from '../kernel.js';
 import { describeMissing } from '../plugin-set.js';
 import { loadingRegistry, validateExtensionSettings } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
-import { functionSource, launchInspectionOptions, preflight, type PreflightResult } from '../preflight/index.js';
+import { functionSource, launchInspectionOptions, type PreflightResult } from '../preflight/index.js';
+import { preflightScript } from '../preflight/isolated.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { initialPreparation, parseAgentArgs } from './ops/agent-options.js';
 import type { AgentPreparation } from '../contracts/preparation.js';
@@ -31,6 +32,7 @@ export interface PrepOptions {
 export class LaunchPrep {
   readonly #options: PrepOptions;
   readonly primitives: ReadonlyMap<string, PrimitiveDefinition>;
+  #lastCompiled: { readonly key: string; readonly result: PreflightResult } | undefined;
 
   constructor(options: PrepOptions) {
     this.#options = options;
@@ -71,7 +73,14 @@ export class LaunchPrep {
     if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
     const unavailable = new Map([...this.#options.kernel.unavailable('primitives')].map(([name, provider]) => [name, describeMissing(provider)]));
     const effects = [...this.primitives.values()].filter((primitive) => primitive.kind !== 'namespace').map((primitive) => primitive.name);
-    return preflight(source, { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable, effects });
+    const options = { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable, effects };
+    // A launch checks its source more than once (inspection, the launch checks, run creation): the last result is kept.
+    const key = JSON.stringify([options.primitives, functions, [...unavailable], effects]);
+    const last = this.#lastCompiled;
+    if (last !== undefined && last.key === key && last.result.source === source) return last.result;
+    const result = preflightScript(source, options);
+    this.#lastCompiled = { key, result };
+    return result;
   }
 
   /** Every key of a request's plugin options must be read by a loaded plugin (`provides.launchOptions`). */

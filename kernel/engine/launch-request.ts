@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { createAjv, formatAjvErrors } from '../json-schema.js';
 import { WorkflowError } from '../errors.js';
+import { checkBoundary } from '../json-boundary.js';
 import type { JsonValue } from '../json.js';
 import { rejectLegacyLaunchField } from '../settings/index.js';
 
@@ -56,6 +57,9 @@ export function checkLaunchRequest(request: unknown): CheckedLaunch {
     throw new WorkflowError('INVALID_METADATA', `Invalid workflow launch: ${message}`);
   }
   const checked = request as unknown as LaunchRequest;
+  // The args reach the snapshot, the sandbox and every function: bounded before anything recurses into them.
+  if (checked.args !== undefined) checkBoundary(checked.args, 'The workflow args', { details: { field: 'args' } });
+  if (checked.options !== undefined) checkBoundary(checked.options, 'The launch options', { details: { field: 'options' } });
   const cwd = resolve(checked.cwd);
   let source = checked.script;
   if (source === undefined) {

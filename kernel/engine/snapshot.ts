@@ -73,6 +73,8 @@ export interface RunSnapshot {
   readonly proposals: Readonly<Record<string, ProposalRecord>>;
   /** Active execution time of the segments that ended (see RunAccess.activeMs). */
   readonly activeMs?: number;
+  /** SHA-256 of workflow.js, recorded at creation (absent in runs created before it was; see source-digest.ts). */
+  readonly sourceSha256?: string;
 }
 
 const stringMap = { type: 'object', additionalProperties: true } as const;
@@ -168,6 +170,7 @@ const SNAPSHOT_SCHEMA = {
       },
     },
     activeMs: { type: 'number', minimum: 0 },
+    sourceSha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
 } as const;
 

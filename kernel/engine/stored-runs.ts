@@ -49,7 +49,7 @@ function locked<T>(record: RunRecord, change: () => T): T {
 }
 
 export function answerStoredCheckpoint(record: RunRecord, name: string, approved: boolean): CheckpointAnswer {
-  const checkpoint = record.snapshot.checkpoints[name];
+  const checkpoint = Object.hasOwn(record.snapshot.checkpoints, name) ? record.snapshot.checkpoints[name] : undefined;
   if (!checkpoint || checkpoint.state !== 'awaiting') {
     throw new WorkflowError('INVALID_METADATA', `Run ${record.runId} has no checkpoint "${name}" awaiting a decision`, { name });
   }
@@ -60,7 +60,7 @@ export function answerStoredCheckpoint(record: RunRecord, name: string, approved
 
 /** Persists the decision on an exact pending proposal ID; anything else is refused unchanged. */
 export function decideProposal(record: RunRecord, proposalId: string, approved: boolean): ProposalRecord {
-  const proposal = record.snapshot.proposals[proposalId];
+  const proposal = Object.hasOwn(record.snapshot.proposals, proposalId) ? record.snapshot.proposals[proposalId] : undefined;
   if (!proposal) throw new WorkflowError('INVALID_METADATA', `Run ${record.runId} has no proposal ${proposalId}`, { proposalId });
   if (proposal.state !== 'pending') {
     throw new WorkflowError('INVALID_METADATA', `Proposal ${proposalId} was already ${proposal.state}`, { proposalId, state: proposal.state });

@@ -3,6 +3,7 @@
  * never run, collect facts for launch inspection, and rewrite the source into
  * the program the sandbox evaluates, with every primitive call's site.
  */
+import { WorkflowError } from '../errors.js';
 import { deepFreeze } from '../json.js';
 import { parentMap } from './ast.js';
 import { compileFailure } from './compile-check.js';
@@ -56,8 +57,48 @@ export interface PreflightResult {
   readonly staticAgentOptions: readonly StaticAgentOptions[];
 }
 
+/**
+ * The largest script accepted, in UTF-8 bytes: 1 MiB. Workflow scripts are
+ * orchestration code (the ones models write run from 1 to 30 KB); data
+ * belongs in `args` (up to the 10 MB boundary), files or evidence. Checking a
+ * script costs about 200 bytes of memory and 3 µs per byte of source, so the
+ * limit also bounds what one preflight can take.
+ */
+export const MAX_SCRIPT_BYTES = 1024 * 1024;
+
+/** Refuses a source over MAX_SCRIPT_BYTES before anything parses it. @throws WorkflowError `INVALID_SYNTAX` */
+export function checkScriptSize(source: string): void {
+  // Every UTF-16 unit is at least one UTF-8 byte: only a source near the limit needs counting.
+  if (source.length * 3 <= MAX_SCRIPT_BYTES) return;
+  const bytes = Buffer.byteLength(source);
+  if (bytes > MAX_SCRIPT_BYTES) throw scriptTooLarge(bytes);
+}
+
+export function scriptTooLarge(bytes: number): WorkflowError {
+  return new WorkflowError(
+    'INVALID_SYNTAX',
+    `The workflow script is ${bytes} bytes; the limit is ${MAX_SCRIPT_BYTES} (1 MiB). Move data out of the source: pass it as args, read it from files, or store it with evidence()`,
+    { bytes, limit: MAX_SCRIPT_BYTES },
+  );
+}
+
 /** @throws WorkflowError `INVALID_SYNTAX` with `{ line, column }` details. */
 export function preflight(source: string, options: PreflightOptions): PreflightResult {
+  checkScriptSize(source);
+  try {
+    return check(source, options);
+  } catch (error) {
+    // The parser and the passes over its tree recurse: a script nested thousands of levels deep overflows the stack.
+    if (error instanceof RangeError) throw tooDeep(error.message);
+    throw error;
+  }
+}
+
+export function tooDeep(why: string): WorkflowError {
+  return new WorkflowError('INVALID_SYNTAX', `The workflow script is nested too deeply to check (${why}); flatten the nesting`, { reason: 'nesting' });
+}
+
+function check(source: string, options: PreflightOptions): PreflightResult {
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
   checkSyntax(body, lines);

@@ -9,7 +9,6 @@ import { span, walk } from './ast.js';
 import type { estree, Node } from './ast.js';
 import { LineIndex, syntaxError } from './position.js';
 import { forbiddenSyntax } from './rules.js';
-import type { WorkflowError } from '../errors.js';
 
 export const PROGRAM_PREFIX = '(async () => {';
 export const PROGRAM_SUFFIX = '\n})()';
@@ -70,7 +69,9 @@ function wrapperClose(program: estree.Program): number {
   return close;
 }
 
-function parseFailure(error: unknown, text: string, lines: LineIndex): WorkflowError {
+function parseFailure(error: unknown, text: string, lines: LineIndex): Error {
+  // The converter of rollup's tree recurses: preflight() reports a stack overflow as too deep a nesting.
+  if (error instanceof RangeError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // Rollup's converter panics on `with` (reported without a position, printed by the native
   // module): point at the first `with (` rather than parse again.

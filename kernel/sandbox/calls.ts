@@ -102,7 +102,7 @@ export class Calls {
   encodeArgs(op: string, args: readonly unknown[]): string {
     let end = args.length;
     while (end > 0 && args[end - 1] === undefined) end -= 1;
-    const encoded = encodeJson(end === args.length ? args : args.slice(0, end), { maxBytes: this.#deps.maxValueBytes });
+    const encoded = encodeJson(end === args.length ? args : args.slice(0, end), { maxBytes: this.#deps.maxValueBytes, wellFormed: true });
     if (!encoded.ok) throw boundaryError(`Arguments of ${op}`, encoded.failure);
     return encoded.text;
   }

@@ -10,28 +10,11 @@
  */
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const PACKAGE_NAME = 'pi-extensible-workflows';
+import { kernelEntryPoint } from '../entry-point.js';
 
 export interface SandboxLaunch {
   readonly command: string;
   readonly args: readonly string[];
-}
-
-interface Layout {
-  readonly worker: string;
-  readonly execArgv: readonly string[];
-  /** Directories and files the process may read. */
-  readonly readable: readonly string[];
-}
-
-function packageName(dir: string): string | undefined {
-  try {
-    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -63,24 +46,6 @@ function packageTree(fromDir: string, name: string, found: Set<string>, links: S
   }
 }
 
-function layout(moduleUrl: string): Layout {
-  const here = dirname(fileURLToPath(moduleUrl));
-  if (fileURLToPath(moduleUrl).endsWith('.ts')) {
-    // Source mode (tests, benches): kernel/sandbox/launch.ts in the repository.
-    const kernel = dirname(here);
-    const resolveHook = join(dirname(kernel), 'scripts', 'ts-resolve.mjs');
-    return { worker: join(here, 'worker.ts'), execArgv: ['--import', pathToFileURL(resolveHook).href], readable: [kernel + sep, resolveHook] };
-  }
-  // From dist/ this module lives in a shared chunk: the worker is found from the package root.
-  for (let dir = here; dir !== dirname(dir); dir = dirname(dir)) {
-    if (packageName(dir) === PACKAGE_NAME) {
-      const dist = join(dir, 'dist');
-      return { worker: join(dist, 'kernel', 'sandbox', 'worker.js'), execArgv: [], readable: [dist + sep] };
-    }
-  }
-  throw new Error(`cannot find the ${PACKAGE_NAME} package root above ${here}`);
-}
-
 let cached: { readonly key: string; readonly launch: Omit<SandboxLaunch, 'args'> & { readonly base: readonly string[] } } | undefined;
 
 function permissionFlag(): string | undefined {
@@ -95,7 +60,7 @@ const SEMI_SPACE_MB = 16;
 /** The command line of one sandbox process with a heap ceiling of `maxOldGenerationSizeMb`. */
 export function sandboxLaunch(maxOldGenerationSizeMb: number, moduleUrl: string = import.meta.url): SandboxLaunch {
   if (cached?.key !== moduleUrl) {
-    const { worker, execArgv, readable } = layout(moduleUrl);
+    const { file: worker, execArgv, readable } = kernelEntryPoint('sandbox/worker', moduleUrl);
     const packages = new Set<string>();
     const links = new Set<string>();
     packageTree(dirname(worker), 'ses', packages, links);

@@ -12,6 +12,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import { encodeJson } from '../json-encode.js';
 import { createAjv } from '../json-schema.js';
 import { LineReader } from './lines.js';
 import { Monitor, type Runaway } from './monitor.js';
@@ -197,6 +198,8 @@ class SandboxProcess {
     }
     if (!validateMessage(message)) return this.#onBroken('the sandbox process sent a message of an unknown shape');
     const typed = message as WorkerMessage;
+    // The sandbox refuses lone surrogates in values before they cross; a surrogate escape is rare, so this second check costs nothing else.
+    if (SURROGATE_ESCAPE.test(line) && !wellFormedValues(typed)) return this.#onBroken('the sandbox process sent a value that is not well-formed Unicode text');
     // Pongs prove liveness the moment they are read, ahead of queued work.
     if (typed.t === 'ready') return this.#readied();
     if (typed.t === 'pong') return this.#onMessage(typed);
@@ -223,6 +226,15 @@ class SandboxProcess {
     });
     this.#onMessage(message);
   }
+}
+
+/** A `\uD800`–`\uDFFF` escape: how JSON text carries a surrogate that UTF-8 cannot. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** Whether the values a message carries (arguments, the result) hold only well-formed strings. */
+function wellFormedValues(message: WorkerMessage): boolean {
+  const values = message.t === 'call' || message.t === 'replayed' || message.t === 'notify' ? message.args : message.t === 'done' ? message.value : undefined;
+  return values === undefined || encodeJson(values, { maxBytes: Number.MAX_SAFE_INTEGER, wellFormed: true }).ok;
 }
 
 function payloadFromError(error: unknown): ErrorPayload {

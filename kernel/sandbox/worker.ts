@@ -142,7 +142,7 @@ function start(message: StartMessage): void {
   }
   completion.then(
     (value) => {
-      const encoded = encodeJson(value === undefined ? null : value, { maxBytes: message.maxValueBytes });
+      const encoded = encodeJson(value === undefined ? null : value, { maxBytes: message.maxValueBytes, wellFormed: true });
       if (encoded.ok) settleLine(`{"t":"done","value":${encoded.text}}`);
       else settle({ t: 'failed', error: errorPayload(boundaryError('The workflow result', encoded.failure), detailsOf) });
     },

@@ -5,6 +5,7 @@
  * or invalid file means for its key (launches report the file's CONFIG_ERROR).
  */
 import { readFileSync } from 'node:fs';
+import { parseSettingsText } from './parse.js';
 import { settingsPaths } from './paths.js';
 import { validateSettingsFile, type SettingsFileData } from './schema.js';
 
@@ -22,7 +23,7 @@ export function readGlobalSettingsFile(agentDir: string): GlobalSettingsRead {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { state: 'missing' } : { state: 'invalid', path: globalPath };
   }
   try {
-    return { state: 'read', data: validateSettingsFile(JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text) as unknown, 'global', globalPath) };
+    return { state: 'read', data: validateSettingsFile(parseSettingsText(text, globalPath), 'global', globalPath) };
   } catch {
     return { state: 'invalid', path: globalPath };
   }

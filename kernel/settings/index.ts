@@ -30,6 +30,7 @@ export {
   normalizeSettingsSelectors,
 } from './selectors.js';
 export { loadSettings } from './load.js';
+export { SETTINGS_FILE_MAX_BYTES, parseSettingsText } from './parse.js';
 export { CODEMODE_READ_ONLY_TOOLS, codemodeAllows, readCodemodeTools } from './codemode.js';
 export { readGlobalSettingsFile } from './global-file.js';
 export type { GlobalSettingsRead } from './global-file.js';

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import { deepFreeze } from '../json.js';
 import type { JsonValue } from '../json.js';
+import { parseSettingsText } from './parse.js';
 import { settingsPaths } from './paths.js';
 import {
   DEFAULT_SETTINGS,
@@ -115,7 +116,7 @@ export async function loadSettings(input: LoadSettingsInput): Promise<LoadedSett
 
 async function readLayer(kind: SettingsFileKind, filePath: string, home: string): Promise<FileLayer> {
   const text = await readSettingsText(filePath);
-  const data = text === undefined ? {} : validateSettingsFile(parseSettingsJson(text, filePath), kind, filePath);
+  const data = text === undefined ? {} : validateSettingsFile(parseSettingsText(text, filePath), kind, filePath);
   const selectors: SelectorLayer = {
     path: filePath,
     skills: [...(data.skills ?? [])],
@@ -132,17 +133,6 @@ async function readSettingsText(filePath: string): Promise<string | undefined> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new WorkflowError('CONFIG_ERROR', `Cannot read settings file ${filePath}: ${messageOf(error)}`, {
-      path: filePath,
-    });
-  }
-}
-
-function parseSettingsJson(text: string, filePath: string): unknown {
-  try {
-    // Editors on some platforms write a byte-order mark that JSON.parse rejects.
-    return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text) as unknown;
-  } catch (error) {
-    throw new WorkflowError('CONFIG_ERROR', `Malformed JSON in settings file ${filePath}: ${messageOf(error)}`, {
       path: filePath,
     });
   }

@@ -2,9 +2,11 @@
  * What the background widget draws (plain text lines, no Pi imports): this
  * session's background runs that have not ended, each with its agents
  * grouped as /workflow groups them (kernel agentTree), and the one-line
- * receipt left in the transcript when a run ends.
+ * receipt left in the transcript when a run ends. Names, labels and phases
+ * come from scripts: every line is `printable` (lib/terminal-text.ts).
  */
 import { AGENT_STATES, agentTree, type AgentState, type AgentSummary, type AgentTreeNode, type StatusSummary } from '../../kernel/index.js';
+import { printable } from '../../lib/terminal-text.js';
 
 /** Most lines the widget takes above the editor. */
 export const WIDGET_MAX_LINES = 12;
@@ -66,8 +68,8 @@ export function widgetLines(runs: readonly StatusSummary[]): string[] {
     };
     walk(agentTree(run.agents), 1);
   }
-  if (lines.length <= WIDGET_MAX_LINES) return lines;
-  return [...lines.slice(0, WIDGET_MAX_LINES - 1), `… ${lines.length - WIDGET_MAX_LINES + 1} more lines (/workflow shows every run)`];
+  if (lines.length <= WIDGET_MAX_LINES) return lines.map(printable);
+  return [...lines.slice(0, WIDGET_MAX_LINES - 1).map(printable), `… ${lines.length - WIDGET_MAX_LINES + 1} more lines (/workflow shows every run)`];
 }
 
 /** The transcript receipt of a background run that ended. */
@@ -84,7 +86,8 @@ export interface Receipt {
 }
 
 export function receiptOf(run: StatusSummary): Receipt {
-  const usage = run.agents.reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
+  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
   const end = Date.parse(run.terminalAt ?? run.updatedAt);
   const subagent = subagentWords(run);
   return {
@@ -107,5 +110,5 @@ export function receiptText(receipt: Receipt): string {
   const parts = [`${MARKS[receipt.state] ?? '•'} ${receipt.title ?? `Workflow ${receipt.workflow}`} (${receipt.runId}) ${receipt.state.replace('_', ' ')}${receipt.code === undefined ? '' : `: ${receipt.code}`}`, `${receipt.agents} ${receipt.agents === 1 ? 'agent' : 'agents'}`];
   if (usageText(receipt.usage) !== '') parts.push(usageText(receipt.usage));
   parts.push(seconds);
-  return parts.join(' · ');
+  return printable(parts.join(' · '));
 }

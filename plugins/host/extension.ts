@@ -3,9 +3,11 @@
  * only registers tools and `/workflow`; everything else starts at
  * `session_start` and stops at `session_shutdown`:
  *
- * - start: freeze the plugin registry and build the kernel from the plugins
+ * - start: decide the project's trust before any project file is read
+ *   (session-trust.ts: in interactive Pi an undecided project is asked
+ *   about), freeze the plugin registry and build the kernel from the plugins
  *   the loaded entries contributed (or the embedder's list), freeze the
- *   workflow registry, create the engine for Pi's session ID with Pi's trust
+ *   workflow registry, create the engine for Pi's session ID with that
  *   decision, register `workflow_catalog` when there is something to list,
  *   mark orphaned runs interrupted and (with UI) offer to resume them, show
  *   the update notice (interactive mode only). A start that fails (a required
@@ -36,10 +38,12 @@ import {
   type PluginDeclaration,
 } from '../../kernel/index.js';
 import { activeHost, claimActiveHost, releaseActiveHost } from './active-host.js';
+import { printableLines } from '../../lib/terminal-text.js';
 import { registerWorkflowCommand } from './command/index.js';
 import { buildHostKernel } from './host-kernel.js';
 import { HostEngine } from './host-engine.js';
 import { HostSession } from './host-session.js';
+import { resolveSessionTrust } from './session-trust.js';
 import { readPluginManifest } from './manifest.js';
 import { findPackage, type PackageInfo } from './package-info.js';
 import { offerResume, recoverRuns } from './recovery.js';
@@ -62,6 +66,8 @@ export interface WorkflowHostOptions {
   readonly home?: string;
   /** The installed package (its CHANGELOG.md and plugin manifest); default the package this module belongs to. */
   readonly package?: PackageInfo;
+  /** The embedder's `--approve` (true) or `--no-approve` (false); default Pi's command line (session-trust.ts). */
+  readonly trust?: boolean;
 }
 
 /** The catalog is worth a tool when the registry has functions or aliases, or settings are in effect. */
@@ -88,7 +94,13 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
     registerWorkflowCommand(pi, () => session);
     const pkg = (): PackageInfo | undefined => options.package ?? findPackage();
 
-    const start = (ctx: ExtensionContext): HostSession => {
+    const start = async (ctx: ExtensionContext): Promise<HostSession | undefined> => {
+      const cwd = resolve(ctx.cwd);
+      const agentDir = options.agentDir ?? resolveAgentDir();
+      // Before anything reads a project file; interactive Pi may ask the user here.
+      const trust = await resolveSessionTrust({ ctx, cwd, agentDir, override: options.trust });
+      // The session shut down while the user was being asked.
+      if (activeHost()?.owner !== owner) return undefined;
       // Both registries freeze at session start, even when the kernel then cannot be built.
       freezeWorkflowRegistry();
       kernel = buildHostKernel({
@@ -97,17 +109,15 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
         bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools() },
       });
       startWorkflowSession(kernel);
-      const agentDir = options.agentDir ?? resolveAgentDir();
-      const projectTrusted = ctx.isProjectTrusted();
       const engine = new HostEngine({
         kernel,
         sessionId: ctx.sessionManager.getSessionId(),
         agentDir,
-        projectTrusted,
+        trust,
         ...(options.root === undefined ? {} : { root: options.root }),
         ...(options.home === undefined ? {} : { home: options.home }),
         onWarning: (error) => {
-          if (ctx.hasUI) ctx.ui.notify(`Workflow: ${error.message}`, 'warning');
+          if (ctx.hasUI) ctx.ui.notify(`Workflow: ${printableLines(error.message)}`, 'warning');
         },
       });
       try {
@@ -116,10 +126,9 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
           ctx,
           engine,
           kernel,
-          cwd: resolve(ctx.cwd),
+          cwd,
           sessionId: engine.sessionId,
           agentDir,
-          projectTrusted,
           headless: !ctx.hasUI,
           endsAfterPrompt: ctx.mode === 'print' || ctx.mode === 'json',
         });
@@ -134,7 +143,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       try {
         built?.hooks.host[hook].call(started);
       } catch (error) {
-        if (ctx?.hasUI) ctx.ui.notify(`Workflow: ${messageOf(error)}`, 'warning');
+        if (ctx?.hasUI) ctx.ui.notify(`Workflow: ${printableLines(messageOf(error))}`, 'warning');
       }
     };
 
@@ -163,7 +172,8 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       if (session !== undefined || startError !== undefined || !claimActiveHost(owner)) return;
       const slot = activeHost();
       try {
-        session = start(ctx);
+        session = await start(ctx);
+        if (session === undefined) return;
         announce(kernel, 'started', session, ctx);
         const { cwd, agentDir, projectTrusted } = session;
         if (hasCatalog(cwd, agentDir, projectTrusted)) tools.registerCatalog();

@@ -55,7 +55,6 @@ export interface HostSessionOptions {
   readonly cwd: string;
   readonly sessionId: string;
   readonly agentDir: string;
-  readonly projectTrusted: boolean;
   /** The engine's kernel: loaded plugins add their parts of failure diagnostics through `journal.diagnose`. */
   readonly kernel: Kernel;
   /** No UI (`ctx.hasUI` false: print, JSON, RPC without UI, wfcli): nobody can answer a checkpoint. Default false. */
@@ -74,6 +73,7 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
   readonly cwd: string;
   readonly sessionId: string;
   readonly agentDir: string;
+  /** Whether the project's files are read: the session's trust decision is `trusted` (HostEngine.trust). */
   readonly projectTrusted: boolean;
   readonly headless: boolean;
   readonly endsAfterPrompt: boolean;
@@ -97,12 +97,12 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
     this.cwd = options.cwd;
     this.sessionId = options.sessionId;
     this.agentDir = options.agentDir;
-    this.projectTrusted = options.projectTrusted;
+    this.projectTrusted = options.engine.trust.state === 'trusted';
     this.headless = options.headless ?? false;
     this.endsAfterPrompt = options.endsAfterPrompt ?? false;
     this.#pi = options.pi;
     this.#ctx = options.ctx;
-    this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: options.projectTrusted });
+    this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: this.projectTrusted });
     this.kernel = options.kernel;
     this.#unsubscribe = options.engine.onLaunchModeChanged((runId, mode) => {
       if (mode === 'background') this.#waits.get(runId)?.();

@@ -7,7 +7,7 @@
  * tool's output (it can hold file contents or command output).
  */
 import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, type JsonValue } from '../../kernel/index.js';
+import { WorkflowError, boundaryCopy, type JsonValue } from '../../kernel/index.js';
 
 export interface ToolExecutorOptions {
   readonly agentDir: string;
@@ -30,9 +30,9 @@ export interface ToolResultParts {
   readonly structuredContent?: unknown;
 }
 
-/** A copy that is plain JSON, as the journal stores it. */
-export function toJson(value: unknown): JsonValue {
-  return JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+/** A copy that is plain JSON within the RPC boundary, as the journal stores it. */
+export function toJson(value: unknown, what: string): JsonValue {
+  return boundaryCopy(value, what);
 }
 
 /** Text blocks joined with newlines; image blocks are dropped. */
@@ -49,7 +49,7 @@ export function toolFailed(name: string, why: string, cause?: unknown): Workflow
  * with when the result is an error without structured content.
  */
 export function scriptValue(name: string, hasOutputSchema: boolean, result: ToolResultParts, failure: string | undefined): JsonValue {
-  if (hasOutputSchema && result.structuredContent !== undefined) return toJson(result.structuredContent);
+  if (hasOutputSchema && result.structuredContent !== undefined) return toJson(result.structuredContent, `The structured result of tools.${name}`);
   if (failure !== undefined) throw toolFailed(name, failure);
   return textOf(result.content);
 }

@@ -7,8 +7,7 @@
 import type { TSchema } from 'typebox';
 import { defineTool, type ToolDefinition } from '@earendil-works/pi-coding-agent';
 import type { CustomToolDefinition } from '../../kernel/index.js';
-import { WorkflowError } from '../../kernel/index.js';
-import type { JsonValue } from '../../kernel/index.js';
+import { WorkflowError, boundaryCopy } from '../../kernel/index.js';
 
 function toPiTool(tool: CustomToolDefinition): ToolDefinition {
   return defineTool({
@@ -17,7 +16,7 @@ function toPiTool(tool: CustomToolDefinition): ToolDefinition {
     description: tool.description,
     parameters: tool.parameters as unknown as TSchema,
     async execute(_toolCallId, params, signal) {
-      const input = JSON.parse(JSON.stringify(params ?? null)) as JsonValue;
+      const input = boundaryCopy(params, `The parameters of ${tool.name}`);
       const output = await tool.execute(input, signal ?? new AbortController().signal);
       const text = typeof output === 'string' ? output : JSON.stringify(output);
       return { content: [{ type: 'text', text }], details: undefined };

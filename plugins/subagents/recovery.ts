@@ -8,6 +8,7 @@
 import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
 import { messageOf } from '../../kernel/index.js';
 import type { SubagentsSession } from './session.js';
+import { printable, printableLines } from '../../lib/terminal-text.js';
 
 /** Marks orphaned runs interrupted; returns the interrupted subagents. Never throws. */
 export function interruptedSubagents(session: SubagentsSession): { runId: string; label: string }[] {
@@ -26,12 +27,12 @@ export function interruptedSubagents(session: SubagentsSession): { runId: string
 export async function offerRetry(session: SubagentsSession, ui: ExtensionContext['ui'], subagents: readonly { runId: string; label: string }[]): Promise<void> {
   for (const subagent of subagents) {
     try {
-      const retry = await ui.confirm('Retry subagent?', `Subagent "${subagent.label}" (${subagent.runId}) was interrupted when Pi last stopped. Retry it now?`);
+      const retry = await ui.confirm('Retry subagent?', `Subagent "${printable(subagent.label)}" (${subagent.runId}) was interrupted when Pi last stopped. Retry it now?`);
       if (!retry || session.closed) continue;
       const report = await session.retry(subagent.runId, { expectedState: 'interrupted', foreground: false });
-      if ('held' in report) ui.notify(report.held.message, 'warning');
+      if ('held' in report) ui.notify(printableLines(report.held.message), 'warning');
     } catch (error) {
-      ui.notify(`Subagent ${subagent.runId} could not be retried: ${messageOf(error)}`, 'error');
+      ui.notify(`Subagent ${subagent.runId} could not be retried: ${printableLines(messageOf(error))}`, 'error');
     }
   }
 }

@@ -10,6 +10,7 @@ import { type AgentAttemptAction, type JsonValue, type WorkflowAttemptActionCont
 import { attemptFiles } from './launch.js';
 import { TRANSPORT_NAME } from './transport.js';
 import { Tmux } from './tmux.js';
+import { printable, printableLines } from '../../lib/terminal-text.js';
 import { readTranscript } from '../../lib/transcripts/text.js';
 import { writeFileSync } from 'node:fs';
 
@@ -62,14 +63,15 @@ export const inspectSessionAction: AgentAttemptAction = {
     const files = attemptFiles();
     const file = `${files.dir}/transcript.txt`;
     try {
-      writeFileSync(file, readTranscript(reference.sessionFile), { mode: 0o600, flag: 'wx' });
+      // `less -R` passes escapes through: what a model or a tool wrote is shown, never acted on.
+      writeFileSync(file, printableLines(readTranscript(reference.sessionFile)), { mode: 0o600, flag: 'wx' });
     } catch (error) {
       files.remove();
       throw new Error(`the session file ${reference.sessionFile} cannot be read: ${(error as Error).message}`);
     }
     const runId = typeof context.run['runId'] === 'string' ? context.run['runId'] : '';
     await new Tmux({ socket: reference.socket }).newWindow({
-      name: `${reference.label} ${runId} (read-only)`.trim(),
+      name: printable(`${reference.label} ${runId} (read-only)`.trim()),
       cwd: files.dir,
       command: pagerCommand(file, files.dir),
       detached: false,

@@ -12,7 +12,7 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { TSchema } from 'typebox';
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from '@earendil-works/pi-coding-agent';
-import { resultToolPresentation, type JsonValue } from '../../kernel/index.js';
+import { boundaryCopy, resultToolPresentation, type JsonValue } from '../../kernel/index.js';
 import {
   LineSplitter,
   PANE_CONFIG_ENV,
@@ -236,5 +236,5 @@ class PaneSide {
 }
 
 function plain(value: unknown): JsonValue {
-  return JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+  return boundaryCopy(value, 'The tool parameters');
 }

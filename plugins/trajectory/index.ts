@@ -23,6 +23,7 @@ import {
   type WorkflowEngine,
   type WorkflowEvent,
 } from '../../kernel/index.js';
+import { printable } from '../../lib/terminal-text.js';
 import { TrajectoryService } from './service.js';
 import { readAutoAttach, TRAJECTORY_EXTENSION } from './settings.js';
 
@@ -94,7 +95,7 @@ async function attach(service: TrajectoryService, event: WorkflowEvent, options:
     if (!readAutoAttach(options.agentDir?.() ?? resolveAgentDir())) return;
     if (service.engine.status(event.cwd, event.runId).launchMode !== 'background') return;
     const server = await service.open(event.cwd);
-    ui.notify(`Trajectory of ${event.workflowName} (${event.runId}): ${server.url(event.runId)}`);
+    ui.notify(`Trajectory of ${printable(event.workflowName)} (${event.runId}): ${server.url(event.runId)}`);
   } catch {
     // Best-effort: the run goes on; /workflow trajectory still opens the viewer.
   }

@@ -42,7 +42,7 @@ describe('the Doctor JSON', () => {
       settingsPath: globalPath,
       globalPath,
       projectPath,
-      trust: { trusted: true, decidedBy: 'stored' },
+      trust: { state: 'trusted', decidedBy: 'stored' },
       functions: [...registry.functions().values()],
       dynamicAliases: [...registry.modelAliases().values()],
       activeTools: ['read', 'bash'],
@@ -98,7 +98,7 @@ describe('the Doctor JSON', () => {
   it('an agent inspection, prepared or failed, validates; an untrusted project names no project file', () => {
     const inspected = buildDoctorReport({
       ...base,
-      trust: { trusted: false, decidedBy: 'flag' },
+      trust: { state: 'excluded', decidedBy: 'flag' },
       rawSettings: [],
       problems: [],
       agentInspection: {

@@ -43,9 +43,19 @@ describe('flat workflow arguments', () => {
     expect(parseWorkflowInput(['--k', '1', '--k', 'two'])).toEqual({ k: [1, 'two'] });
   });
 
-  it('a value without a key, a bare "--", and object-prototype names are usage errors', () => {
-    for (const tokens of [['topic'], ['--topic', 'a', 'b'], ['--'], ['--=x'], ['--__proto__', '{}'], ['--constructor', '1']]) {
+  it('a value without a key and a bare "--" are usage errors', () => {
+    for (const tokens of [['topic'], ['--topic', 'a', 'b'], ['--'], ['--=x']]) {
       expect(thrownBy(() => parseWorkflowInput(tokens)), tokens.join(' ')).toBeInstanceOf(UsageError);
     }
+  });
+
+  it('object-prototype names are ordinary keys: own properties, never the prototype or an inherited schema', () => {
+    const schema = { type: 'object', properties: { toString: { type: 'string' } } };
+    const input = parseWorkflowInput(['--__proto__', '{"polluted":true}', '--constructor', '1', '--toString', '2', '--hasOwnProperty', 'x'], schema);
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+    expect(Object.keys(input)).toEqual(['__proto__', 'constructor', 'toString', 'hasOwnProperty']);
+    expect(JSON.stringify(input)).toBe('{"__proto__":{"polluted":true},"constructor":1,"toString":"2","hasOwnProperty":"x"}');
+    expect((input as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });
 });

@@ -123,7 +123,7 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
     try {
       const refused = await runWfcli(pi, ['doctor']);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^CONFIG_ERROR: The project .* is not trusted.*--approve/m);
+      expect(refused.stderr).toMatch(/^CONFIG_ERROR: The project .* has files that need trust \(\.pi\/settings\.json, \.pi\/pi-extensible-workflows\/settings\.json\) and no trust decision, and wfcli doctor runs only in trusted projects: .*--approve$/m);
       const { result, report } = await doctor(['--approve']);
       expect(result.code, result.stderr).toBe(0);
       expect(report.trust).toEqual({ projectTrusted: true, decidedBy: 'flag' });

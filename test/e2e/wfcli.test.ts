@@ -99,7 +99,7 @@ describe('wfcli run', () => {
     expect(rejected.stderr).toMatch(/^INVALID_METADATA: Launch option "budget" cannot be used: it is provided by the plugin "budgets", which is not loaded in this host; enable its entry dist\/plugins\/budgets\/index.js$/m);
   });
 
-  it('maps --approve and --no-approve to the session trust; without either, Pi decides (no stored decision: untrusted, so no workflow runs)', async () => {
+  it('maps --approve and --no-approve to the session trust; without either, the stored decision (none: undecided, so no workflow runs)', async () => {
     filter();
     mkdirSync(join(pi.cwd, '.pi', 'pi-extensible-workflows'), { recursive: true });
     // A project settings file makes the project one that needs trust.
@@ -111,9 +111,10 @@ describe('wfcli run', () => {
     const excluded = await wfcli(['--script', aliased, '--no-approve']);
     expect(excluded.code, excluded.stderr).toBe(1);
     expect(excluded.stderr).toMatch(/^UNKNOWN_MODEL: .*"project"/m);
-    // Neither flag: Pi's decision (nothing stored: untrusted), and an untrusted project runs no workflow.
+    // Neither flag: nothing stored, so the project is undecided and runs no workflow (test/e2e/trust.test.ts has every case).
     const untrusted = await wfcli(['--script', aliased]);
     expect(untrusted.code, untrusted.stderr).toBe(1);
-    expect(untrusted.stderr).toMatch(/^CONFIG_ERROR: Pi does not trust the project /m);
+    expect(untrusted.stderr).toMatch(/^CONFIG_ERROR: The project .* has files that need trust .* With wfcli, --approve trusts the project for one command and --no-approve runs it without the project's files\.$/m);
+    expect(untrusted.stderr).not.toMatch(RUN_ID);
   });
 });

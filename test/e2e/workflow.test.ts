@@ -58,6 +58,20 @@ describe('workflow tools in a pi process', () => {
     expect(pi.readJson(join(runDir, 'result.json'))).toEqual({ greeting: 'Greet the world: done' });
   });
 
+  it('keys named __proto__, constructor and toString stay ordinary keys through the workflow tool: args, parallel results, the result', async () => {
+    // Issue 24 item 1: `parallel` used to drop a `__proto__` key and make its value the result's prototype.
+    const script = `const r = await parallel('p', Object.fromEntries([['a', async () => 1], ['__proto__', async () => ({ approved: true })], ['constructor', async () => 'c']]));
+return { r, keys: Object.keys(r), approved: r.approved === true, args, argKeys: Object.keys(args) };`;
+    const args = JSON.parse('{"__proto__":{"polluted":true},"toString":"t"}') as unknown;
+    model.main(({ toolResults }) => (toolResults.length === 0 ? { toolCalls: [{ name: 'workflow', arguments: { name: 'keys', script, args, foreground: true } }] } : { text: 'Done.' }));
+    const { stdout } = await runPi(pi, piPrompt('keys', 'Run the keys workflow'));
+    const launch = toolExecution(stdout, 'workflow');
+    expect(launch.isError, launch.text).toBe(false);
+    const runDir = pi.runDir('keys', runIdIn(launch.text));
+    const expected = '{"r":{"a":1,"__proto__":{"approved":true},"constructor":"c"},"keys":["a","__proto__","constructor"],"approved":false,"args":{"__proto__":{"polluted":true},"toString":"t"},"argKeys":["__proto__","toString"]}';
+    expect(JSON.stringify(pi.readJson(join(runDir, 'result.json')))).toBe(expected);
+  });
+
   it('resumes a run whose pi process was killed, without rerunning its completed agent', async () => {
     const script = "const first = await agent('Step A');\nconst second = await agent('Step B');\nreturn { first, second };";
     model.main(({ prompt, toolResults }) => {

@@ -85,10 +85,19 @@ function validatorFor(schema: object) {
   }
   return validate;
 }
-const ZERO: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+export const ZERO_USAGE: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
 
-function add(a: AgentUsage, b: AgentUsage): AgentUsage {
+export function addUsage(a: AgentUsage, b: AgentUsage): AgentUsage {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
+}
+
+/**
+ * What an agent call has used so far: every attempt, failed, timed out or
+ * cancelled ones included, and its nested children. Kept outside the call's
+ * promise so a failed call still reports it (spec 1 Budgets rule 2).
+ */
+export interface UsageTally {
+  usage: AgentUsage;
 }
 
 /** Errors that end the call at once: another attempt would not help or is not allowed. */
@@ -174,25 +183,24 @@ async function runTurn(
   }
 }
 
-export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
+export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal, tally: UsageTally = { usage: ZERO_USAGE }): Promise<{ value: JsonValue; usage: AgentUsage }> {
   let config = await prepare(env, request, signal);
   const attempts = (request.options.retries ?? 0) + 1;
-  let usage = ZERO;
   let lastError: unknown;
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
     const turnControl =
       attempt === 1 ? undefined : `Attempt ${attempt} of ${attempts}. The previous attempt failed: ${messageOf(lastError)}. Finish the task and submit the result with the workflow_result tool.`;
     const lease = await env.admit(signal);
-    const attemptStart = { startedAt: new Date().toISOString(), usage };
+    const attemptStart = { startedAt: new Date().toISOString(), usage: tally.usage };
     let session: WorkflowSession | undefined = env.handleSessions?.get(request.configKey);
     let keep = false;
     const children = new ChildAgents(
       { agentId: request.agentId, identity: request.identity },
       {
-        run: (child, childSignal) => {
+        run: (child, childSignal, childTally) => {
           const ceiling = session?.resources?.();
-          return runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId, ...(ceiling ? { ceiling } : {}) }, childSignal);
+          return runRecorded(env.forChild(child.agentId), { ...child, configKey: child.agentId, ...(ceiling ? { ceiling } : {}) }, childSignal, childTally);
         },
         suspend: () => {
           env.waiting(true);
@@ -206,7 +214,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       signal,
     );
     try {
-      env.onAttempt(attempt, config.label, usage);
+      env.onAttempt(attempt, config.label, tally.usage);
       const rootTools = env.segment.inventory.rootTools;
       const prepared = preparedSession(config, turnControl, rootTools);
       const transport = env.kernel.hooks.transport.select.call({ run: env.run, identity: request.identity, label: config.label, settings: config.settings, prepared });
@@ -260,20 +268,20 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         submitted = await runTurn(session, setup.prompt, setup.prepared.turnControl, request.options, signal);
       } finally {
         const after = session.stats();
-        usage = add(usage, { inputTokens: after.inputTokens - before.inputTokens, outputTokens: after.outputTokens - before.outputTokens, costUsd: after.costUsd - before.costUsd });
-        // Descendants count toward the agent that spawned them.
+        tally.usage = addUsage(tally.usage, { inputTokens: after.inputTokens - before.inputTokens, outputTokens: after.outputTokens - before.outputTokens, costUsd: after.costUsd - before.costUsd });
+        // Descendants count toward the agent that spawned them, whatever became of them: uncollected ones are cancelled and counted once they wound down.
         children.close();
-        usage = add(usage, children.usage);
+        tally.usage = addUsage(tally.usage, await children.settledUsage());
       }
       const value = checkResult(submitted, request.options);
       if (env.handleSessions) {
         env.handleSessions.set(request.configKey, session);
         keep = true;
       }
-      recordAttempt(env, request, config, attempt, attemptStart, usage, { status: 'completed' });
-      return { value, usage };
+      recordAttempt(env, request, config, attempt, attemptStart, tally.usage, { status: 'completed' });
+      return { value, usage: tally.usage };
     } catch (error) {
-      recordAttempt(env, request, config, attempt, attemptStart, usage, failedCall(error));
+      recordAttempt(env, request, config, attempt, attemptStart, tally.usage, failedCall(error));
       lastError = error;
       if (isFinal(error) || attempt === attempts) throw error;
     } finally {
@@ -314,16 +322,16 @@ function recordAttempt(
   });
 }
 
-/** Runs an agent and records its final state through its environment. */
-export async function runRecorded(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }> {
+/** Runs an agent and records its final state, with all the usage of its attempts, through its environment. */
+export async function runRecorded(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal, tally: UsageTally = { usage: ZERO_USAGE }): Promise<{ value: JsonValue; usage: AgentUsage }> {
   try {
-    const result = await runAgent(env, request, signal);
+    const result = await runAgent(env, request, signal, tally);
     env.finished('completed', result.usage);
     return result;
   } catch (error) {
     // A budget halt before any session: the agent did not start, and the resume that raises the budget starts it.
     const halted = isWorkflowError(error) && error.code === 'BUDGET_EXHAUSTED' && env.startedAttempts() === 0;
-    env.finished(signal.aborted ? 'cancelled' : halted ? 'queued' : 'failed');
+    env.finished(signal.aborted ? 'cancelled' : halted ? 'queued' : 'failed', tally.usage);
     throw error;
   }
 }

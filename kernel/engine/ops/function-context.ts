@@ -7,6 +7,7 @@ import { WorkflowError } from '../../errors.js';
 import type { JsonValue } from '../../json.js';
 import type { AgentCallOptions, SendOptions } from '../../contracts/agent-options.js';
 import type { AgentFunction, AgentHandle, CheckpointInput, ShellOptions, ShellResult, WorkflowFunctionContext, WorkflowRunContext, WorktreeRef } from '../../contracts/function-context.js';
+import { checkBoundary } from '../../json-boundary.js';
 import { renderPrompt } from '../../template.js';
 import { StructureRunner } from '../../structure.js';
 import type { Scope } from '../keys.js';
@@ -28,19 +29,42 @@ function json(value: unknown): JsonValue {
   return (value === undefined ? null : value) as JsonValue;
 }
 
+/**
+ * A function's calls reach the host without crossing the sandbox, so their
+ * arguments are checked here as the sandbox checks a script's: JSON within
+ * the boundary, strings well-formed.
+ */
+function checkedCalls(host: FunctionHost): Pick<FunctionHost, 'perform' | 'notify'> {
+  return {
+    perform: (op, site, scope, args) => {
+      try {
+        checkBoundary(args, `Arguments of ${op}`);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return host.perform(op, site, scope, args);
+    },
+    notify: (op, site, scope, args) => {
+      checkBoundary(args, `Arguments of ${op}`);
+      host.notify(op, site, scope, args);
+    },
+  };
+}
+
 export function createFunctionContext(host: FunctionHost, base: Scope): WorkflowFunctionContext {
+  const { perform, notify } = checkedCalls(host);
   const scope = () => host.currentScope(base);
   const structures = new StructureRunner({ current: scope, run: (inner, fn) => host.runInScope(inner, fn), fail: invalid });
 
-  const agent = ((prompt: string, options?: AgentCallOptions) => host.perform('agent', 'context.agent', scope(), [prompt, json(options ?? {})])) as AgentFunction;
+  const agent = ((prompt: string, options?: AgentCallOptions) => perform('agent', 'context.agent', scope(), [prompt, json(options ?? {})])) as AgentFunction;
   agent.create = (options) => {
     const createScope = scope();
     if (typeof options?.name !== 'string' || options.name === '') throw invalid('agent.create needs options with a non-empty name');
-    host.notify('agent.create', 'context.agent.create', createScope, [json(options)]);
+    notify('agent.create', 'context.agent.create', createScope, [json(options)]);
     const handle: AgentHandle = {
       name: options.name,
       send: (prompt: string, sendOptions?: SendOptions) =>
-        host.perform('agent.send', 'context.send', scope(), [{ name: options.name, scope: [...createScope] }, prompt, json(sendOptions ?? null)]),
+        perform('agent.send', 'context.send', scope(), [{ name: options.name, scope: [...createScope] }, prompt, json(sendOptions ?? null)]),
     };
     return Object.freeze(handle);
   };
@@ -50,22 +74,22 @@ export function createFunctionContext(host: FunctionHost, base: Scope): Workflow
     settings: host.settings,
     agent: Object.freeze(agent),
     shell: async (command: string, options?: ShellOptions) =>
-      (await host.perform('shell', 'context.shell', scope(), [command, json(options ?? null)])) as unknown as ShellResult,
+      (await perform('shell', 'context.shell', scope(), [command, json(options ?? null)])) as unknown as ShellResult,
     prompt: (template, values) => renderPrompt(template, values, invalid),
     parallel: (name, tasks) => structures.parallel(name, tasks) as Promise<Record<string, JsonValue>>,
     pipeline: (name, items, stages) => structures.pipeline(name, items, stages) as Promise<Record<string, JsonValue>>,
     withWorktree: async (name, callback) => {
       if (!host.hasPrimitive('withWorktree')) throw invalid('withWorktree is not available: the worktrees plugin is not loaded');
       const inner = scope();
-      const ref = (await host.perform('withWorktree', 'context.withWorktree', inner, [name])) as unknown as WorktreeRef;
+      const ref = (await perform('withWorktree', 'context.withWorktree', inner, [name])) as unknown as WorktreeRef;
       return host.runInScope([...inner, `withWorktree:${name}`], () => callback(Object.freeze({ ...ref })));
     },
     checkpoint: async (input: CheckpointInput) => {
       if (!host.hasPrimitive('checkpoint')) throw invalid('checkpoint is not available: the checkpoints plugin is not loaded');
-      return (await host.perform('checkpoint', 'context.checkpoint', scope(), [json(input)])) === 'approved';
+      return (await perform('checkpoint', 'context.checkpoint', scope(), [json(input)])) === 'approved';
     },
-    phase: (name) => host.notify('phase', 'context.phase', scope(), [name]),
-    log: (message) => host.notify('log', 'context.log', scope(), [message]),
+    phase: (name) => notify('phase', 'context.phase', scope(), [name]),
+    log: (message) => notify('log', 'context.log', scope(), [message]),
     invoke: (name, input, label) => {
       if (typeof name !== 'string' || /[./:]/.test(name)) {
         return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `invoke takes an unqualified function name, not "${String(name)}"`, { name: String(name) }));

@@ -17,7 +17,8 @@ export const COLLECT_TOOL = 'get_subagent_result';
 
 /** What the runner offers the child registry: run one child to its result. */
 export interface ChildRunner {
-  run(request: { prompt: string; options: AgentCallOptions; identity: AgentIdentity; agentId: string }, signal: AbortSignal): Promise<{ value: JsonValue; usage: AgentUsage }>;
+  /** `tally` holds what the child used so far, whether it completes, fails or is cancelled. */
+  run(request: { prompt: string; options: AgentCallOptions; identity: AgentIdentity; agentId: string }, signal: AbortSignal, tally: { usage: AgentUsage }): Promise<{ value: JsonValue; usage: AgentUsage }>;
   /** The parent waits on a child: `waiting_for_child`, and its slots go to whoever is queued (the child among them). */
   suspend(): void;
   /** The parent works again once it holds its slots again. */
@@ -28,6 +29,7 @@ interface Child {
   readonly id: string;
   readonly label: string;
   readonly outcome: Promise<{ value: JsonValue; usage: AgentUsage }>;
+  readonly tally: { usage: AgentUsage };
   collected: boolean;
 }
 
@@ -61,7 +63,6 @@ export class ChildAgents {
   #spawned = 0;
   /** Collects in progress: the parent waits while any is. */
   #waiting = 0;
-  #usage: AgentUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   readonly #parent: { readonly agentId: string; readonly identity: AgentIdentity };
   readonly #runner: ChildRunner;
 
@@ -71,9 +72,18 @@ export class ChildAgents {
     signal.addEventListener('abort', () => this.#abort.abort(), { once: true });
   }
 
-  /** Usage of every child that finished, for the parent's accounting. */
-  get usage(): AgentUsage {
-    return this.#usage;
+  /**
+   * Usage of every child, for the parent's accounting: completed, failed and
+   * cancelled ones alike, each once it settled (call after `close`, which
+   * cancels the uncollected ones).
+   */
+  async settledUsage(): Promise<AgentUsage> {
+    const children = [...this.#children.values()];
+    await Promise.allSettled(children.map((child) => child.outcome));
+    return children.reduce(
+      (sum, { tally: { usage } }) => ({ inputTokens: sum.inputTokens + usage.inputTokens, outputTokens: sum.outputTokens + usage.outputTokens, costUsd: sum.costUsd + usage.costUsd }),
+      { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    );
   }
 
   spawn(params: JsonValue): { id: string; label: string } {
@@ -89,17 +99,11 @@ export class ChildAgents {
     const { handle: _handle, turn: _turn, ...inherited } = this.#parent.identity;
     const identity: AgentIdentity = { ...inherited, callSite, occurrence };
     const id = `${callSite}#${occurrence}`;
-    const outcome = this.#runner.run({ prompt, options: given === undefined ? options : { ...options, label: given }, identity, agentId: id }, this.#abort.signal).then((result) => {
-      this.#usage = {
-        inputTokens: this.#usage.inputTokens + result.usage.inputTokens,
-        outputTokens: this.#usage.outputTokens + result.usage.outputTokens,
-        costUsd: this.#usage.costUsd + result.usage.costUsd,
-      };
-      return result;
-    });
+    const tally = { usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
+    const outcome = this.#runner.run({ prompt, options: given === undefined ? options : { ...options, label: given }, identity, agentId: id }, this.#abort.signal, tally);
     // Collected or not, a failed child must not become an unhandled rejection.
     outcome.catch(() => undefined);
-    this.#children.set(id, { id, label, outcome, collected: false });
+    this.#children.set(id, { id, label, outcome, tally, collected: false });
     return { id, label };
   }
 

@@ -4,6 +4,7 @@
  * execution journals the value and replays it on later segments.
  */
 import type { JsonValue } from '../../json.js';
+import { boundaryCopy } from '../../json-boundary.js';
 import type { PrimitiveCall, PrimitiveContext, PrimitiveDefinition } from '../../contracts/primitive.js';
 import type { RunAccess } from '../../contracts/run-access.js';
 import type { WorkflowRunContext } from '../../contracts/function-context.js';
@@ -67,7 +68,7 @@ export function primitiveStep(
       const record = { op: 'primitive' as const, key, name: what, path: [...scope], phase: deps.phase() ?? null, startedAt: new Date().toISOString() };
       let value: JsonValue;
       try {
-        value = JSON.parse(JSON.stringify((await primitive.run(call(key), context(key))) ?? null)) as JsonValue;
+        value = boundaryCopy(await primitive.run(call(key), context(key)), `The value of ${what}`);
       } catch (error) {
         recordCall<PrimitiveCallRecord>(deps.runDir, { ...record, endedAt: new Date().toISOString(), ...failedCall(error) });
         throw error;

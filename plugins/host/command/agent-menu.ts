@@ -7,6 +7,7 @@
 import { copyToClipboard } from '@earendil-works/pi-coding-agent';
 import { loadingRegistry, messageOf, type StatusSummary } from '../../../kernel/index.js';
 import { attemptActionUi } from '../../../lib/pi-ui/attempt-ui.js';
+import { printable, printableLines } from '../../../lib/terminal-text.js';
 import { agentActions } from '../dashboard/actions.js';
 import { attemptContext, latestAttempt, offeredAttemptActions } from '../dashboard/attempt-actions.js';
 import { agentDocuments, missingPromptBodies, transcriptActions } from '../dashboard/documents.js';
@@ -31,19 +32,19 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
   const signal = new AbortController();
   const context = latest === undefined ? undefined : attemptContext(run, agent, latest, attemptActionUi(deps.ctx.ui), signal.signal);
   const attempt = context === undefined || latest === undefined ? { offered: [], hidden: [] } : offeredAttemptActions(loadingRegistry().attemptActions(), context, latest.attempt);
-  for (const note of attempt.hidden) ui.notify(note, 'warning');
+  for (const note of attempt.hidden) ui.notify(printableLines(note), 'warning');
 
   const actions = [...agentActions(run, agent), ...(files === undefined ? [] : [...agentDocuments(agent, files), ...transcriptActions(agent, files)]), ...attempt.offered];
-  const labels = actions.map((action) => action.label);
+  const labels = actions.map((action) => printable(action.label));
   const choice = await ui.select(title.join('\n'), [...labels, BACK]);
   const action = actions[labels.indexOf(choice ?? BACK)];
   try {
     if (action?.kind === 'copy') {
       try {
         await (deps.copy ?? copyToClipboard)(action.text);
-        ui.notify(`Copied the ${action.what}: ${action.text}`, 'info');
+        ui.notify(`Copied the ${action.what}: ${printable(action.text)}`, 'info');
       } catch (error) {
-        ui.notify(`Could not copy the ${action.what}: ${messageOf(error)}`, 'error');
+        ui.notify(`Could not copy the ${action.what}: ${printableLines(messageOf(error))}`, 'error');
       }
     } else if (action?.kind === 'open') {
       await openReadOnly(deps, action);
@@ -52,15 +53,15 @@ export async function agentMenu(deps: FlowDeps, run: StatusSummary, agentId: str
       try {
         text = readTranscript(action.file);
       } catch (error) {
-        ui.notify(`Cannot read the transcript ${action.file}: ${messageOf(error)}`, 'error');
+        ui.notify(printableLines(`Cannot read the transcript ${action.file}: ${messageOf(error)}`), 'error');
         return;
       }
-      await openReadOnly(deps, { kind: 'open', label: action.label, title: action.title, text });
+      await openReadOnly(deps, { kind: 'open', label: action.label, title: action.title, text: printableLines(text) });
     } else if (action?.kind === 'attempt' && context !== undefined) {
       try {
         await action.action.run(context);
       } catch (error) {
-        ui.notify(`${action.label} failed: ${messageOf(error)}`, 'error');
+        ui.notify(`${printable(action.label)} failed: ${printableLines(messageOf(error))}`, 'error');
       }
     }
   } finally {

@@ -5,6 +5,7 @@
  * the run that needs it) is reported in one notification.
  */
 import { messageOf, type StatusSummary } from '../../../kernel/index.js';
+import { printableLines } from '../../../lib/terminal-text.js';
 import { bulkDeleteConfirm, bulkDeleteReport, resolvedRunIds } from '../dashboard/bulk-delete.js';
 import type { Dialogs } from './alias-editor.js';
 import type { WorkflowHostView } from '../view.js';
@@ -17,6 +18,6 @@ export async function deleteResolvedRuns(view: WorkflowHostView, ui: Dialogs, ru
     const report = bulkDeleteReport(view.engine.deleteRuns(view.cwd, ids));
     ui.notify(report.text, report.level);
   } catch (error) {
-    ui.notify(messageOf(error), 'error');
+    ui.notify(printableLines(messageOf(error)), 'error');
   }
 }

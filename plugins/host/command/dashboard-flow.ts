@@ -17,6 +17,7 @@ import {
   type StatusSummary,
 } from '../../../kernel/index.js';
 import { rootActions } from '../dashboard/actions.js';
+import { printable, printableLines } from '../../../lib/terminal-text.js';
 import { rootDocuments } from '../dashboard/documents.js';
 import { runDetails } from '../dashboard/details.js';
 import { dashboardRows, rootText } from '../dashboard/tree.js';
@@ -110,15 +111,15 @@ async function rootMenu(deps: FlowDeps, run: StatusSummary): Promise<void> {
   const documents = files === undefined ? [] : rootDocuments(run.runId, files);
   const actions = [...rootActions(run), ...documents];
   const labels = actions.map((action) => action.label);
-  const problems = files?.problems.map((problem) => `Stored files: ${problem}`) ?? [];
+  const problems = files?.problems.map((problem) => printable(`Stored files: ${problem}`)) ?? [];
   const choice = await ctx.ui.select([rootText(run), ...runDetails(run), ...problems].join('\n'), [...labels, BACK]);
   const action = actions[labels.indexOf(choice ?? BACK)];
   if (action === undefined) return;
   if (action.kind === 'open') return openReadOnly(deps, action);
   if ('confirm' in action && action.confirm !== undefined && !(await ctx.ui.confirm(action.label, action.confirm))) return;
   try {
-    ctx.ui.notify(await performRootAction(deps.view, run, action), 'info');
+    ctx.ui.notify(printableLines(await performRootAction(deps.view, run, action)), 'info');
   } catch (error) {
-    ctx.ui.notify(messageOf(error), 'error');
+    ctx.ui.notify(printableLines(messageOf(error)), 'error');
   }
 }

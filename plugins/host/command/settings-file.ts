@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowError, messageOf, validateSettingsFile, writeFileAtomic, type SettingsFileKind } from '../../../kernel/index.js';
+import { WorkflowError, messageOf, parseSettingsText, validateSettingsFile, writeFileAtomic, type SettingsFileKind } from '../../../kernel/index.js';
 
 export interface SettingsFileContent {
   /** The parsed top-level object; empty for a missing file. */
@@ -34,13 +34,7 @@ export function readSettingsFile(file: string, kind: SettingsFileKind): Settings
 function load(file: string, kind: SettingsFileKind): { content: SettingsFileContent; text: string | undefined } {
   const text = readText(file);
   if (text === undefined) return { content: { data: {}, modelAliases: {}, exists: false }, text };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-  } catch (error) {
-    throw new WorkflowError('CONFIG_ERROR', `Malformed JSON in settings file ${file}: ${messageOf(error)}`, { path: file });
-  }
-  const data = validateSettingsFile(parsed, kind, file);
+  const data = validateSettingsFile(parseSettingsText(text, file), kind, file);
   return { content: { data: data as Record<string, unknown>, modelAliases: data.modelAliases ?? {}, exists: true }, text };
 }
 

@@ -1,9 +1,11 @@
 /**
  * What the dashboard offers (spec 1 "/workflow command" rules 1, 3, 5): the
  * Workflow root's run actions, by the run's state, and an agent's own
- * actions. Pure: the command performs them.
+ * actions. Pure: the command performs them. Names, prompts and summaries in
+ * labels and confirmations are shown, never acted on (lib/terminal-text.ts).
  */
 import type { AgentSummary, StatusSummary } from '../../../kernel/index.js';
+import { printable, printableLines } from '../../../lib/terminal-text.js';
 import { isResolved } from './order.js';
 import { agentWorktree } from './worktree.js';
 
@@ -21,13 +23,15 @@ export function rootActions(run: StatusSummary): RootAction[] {
   // Decisions are final, so each asks again with what is being decided.
   for (const { name, prompt } of run.checkpoints.filter((entry) => entry.state === 'awaiting')) {
     for (const [approved, verb] of [[true, 'Approve'], [false, 'Reject']] as const) {
-      actions.push({ kind: 'checkpoint', label: `${verb} checkpoint "${name}"`, confirm: `Checkpoint "${name}": ${prompt}\n${verb} it? The decision is final.`, name, approved });
+      const shown = printable(name);
+      actions.push({ kind: 'checkpoint', label: `${verb} checkpoint "${shown}"`, confirm: `Checkpoint "${shown}": ${printableLines(prompt)}\n${verb} it? The decision is final.`, name, approved });
     }
   }
   for (const { id, owner, summary } of run.proposals.filter((entry) => entry.state === 'pending')) {
     for (const [approved, verb] of [[true, 'Approve'], [false, 'Reject']] as const) {
       const then = approved ? ' Approving resumes the run.' : '';
-      actions.push({ kind: 'proposal', label: `${verb} ${owner} proposal ${id}: ${summary}`, confirm: `${summary}\n${verb} proposal ${id}?${then}`, proposalId: id, approved });
+      const label = printable(`${verb} ${owner} proposal ${id}: ${summary}`);
+      actions.push({ kind: 'proposal', label, confirm: `${printableLines(summary)}\n${verb} proposal ${printable(id)}?${then}`, proposalId: id, approved });
     }
   }
   if (run.executing && (run.state === 'running' || run.state === 'awaiting_input')) actions.push({ kind: 'pause', label: 'Pause (cooperative: active operations finish first)' });
@@ -41,10 +45,10 @@ export function rootActions(run: StatusSummary): RootAction[] {
         ? { kind: 'launch-mode', label: 'Move to background (completion arrives as a follow-up)', foreground: false }
         : { kind: 'launch-mode', label: 'Move to foreground', foreground: true },
     );
-    actions.push({ kind: 'stop', label: 'Stop', confirm: `Stop run ${run.runId} (${run.workflow.name})? Stopping is immediate and irreversible.` });
+    actions.push({ kind: 'stop', label: 'Stop', confirm: `Stop run ${run.runId} (${printable(run.workflow.name)})? Stopping is immediate and irreversible.` });
   }
   if (resolved) {
-    actions.push({ kind: 'delete', label: 'Delete', confirm: `Delete run ${run.runId} (${run.workflow.name}) and its stored artifacts? Host transcripts stay in the session storage.` });
+    actions.push({ kind: 'delete', label: 'Delete', confirm: `Delete run ${run.runId} (${printable(run.workflow.name)}) and its stored artifacts? Host transcripts stay in the session storage.` });
   }
   return actions;
 }
@@ -54,8 +58,8 @@ export function agentActions(run: StatusSummary, agent: AgentSummary): AgentActi
   const actions: AgentAction[] = [{ kind: 'copy', label: 'Copy agent ID', text: agent.id, what: 'agent ID' }];
   const worktree = agentWorktree(run, agent);
   if (worktree) {
-    actions.push({ kind: 'copy', label: `Copy worktree branch (${worktree.branch})`, text: worktree.branch, what: 'worktree branch' });
-    actions.push({ kind: 'copy', label: `Copy worktree path (${worktree.path})`, text: worktree.path, what: 'worktree path' });
+    actions.push({ kind: 'copy', label: `Copy worktree branch (${printable(worktree.branch)})`, text: worktree.branch, what: 'worktree branch' });
+    actions.push({ kind: 'copy', label: `Copy worktree path (${printable(worktree.path)})`, text: worktree.path, what: 'worktree path' });
   }
   return actions;
 }

@@ -4,6 +4,7 @@
  * with the registering extension, never a resolved dynamic target.
  */
 import type { CatalogAliasEntry } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 
 export interface AliasRow {
   readonly name: string;
@@ -35,5 +36,5 @@ export function aliasRows(entries: readonly CatalogAliasEntry[], targets: Readon
 /** `cheap → openai/gpt-5-mini:low · static · settings /…/settings.json`. */
 export function aliasLine(row: AliasRow): string {
   const head = row.target === undefined ? row.name : `${row.name} → ${row.target}`;
-  return [head, row.kind, row.provenance, ...(row.shadowed ? ['shadowed by the static alias'] : [])].join(' · ');
+  return printable([head, row.kind, row.provenance, ...(row.shadowed ? ['shadowed by the static alias'] : [])].join(' · '));
 }

@@ -5,6 +5,7 @@
  * the command confirms and calls `engine.deleteRuns`.
  */
 import type { StatusSummary, WorkflowEngine } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 import { isResolved } from './order.js';
 
 type DeleteResult = ReturnType<WorkflowEngine['deleteRuns']>;
@@ -20,6 +21,6 @@ export function bulkDeleteConfirm(count: number): string {
 /** One line for what went, then one per skipped run with its reason (a protected run names its dependents). */
 export function bulkDeleteReport(result: DeleteResult): { text: string; level: 'info' | 'warning' } {
   const lines = [result.deleted.length === 0 ? 'Deleted no runs' : `Deleted ${result.deleted.length} run(s): ${result.deleted.join(', ')}`];
-  for (const skip of result.skipped) lines.push(`Skipped ${skip.runId}: ${skip.message}`);
+  for (const skip of result.skipped) lines.push(printable(`Skipped ${skip.runId}: ${skip.message}`));
   return { text: lines.join('\n'), level: result.skipped.length === 0 ? 'info' : 'warning' };
 }

@@ -1,5 +1,6 @@
 /** Plain-text descriptions of runs and agents shared by the picker, the dashboard and the listing. */
 import { AGENT_STATES, type AgentState, type AgentSummary, type StatusSummary } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 
 /** `3 agents: 1 running, 2 completed` in the spec's state order; `no agents`. */
 export function agentCounts(agents: readonly AgentSummary[]): string {
@@ -10,13 +11,13 @@ export function agentCounts(agents: readonly AgentSummary[]): string {
   return `${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: ${parts.join(', ')}`;
 }
 
-/** One picker or listing line: state, workflow name, run ID, phase, agent counts, failure code. */
+/** One picker or listing line: state, workflow name, run ID, phase, agent counts, failure code; `printable`, as every line of the dashboard. */
 export function runLine(run: StatusSummary): string {
   const parts = [run.state, run.workflow.name, run.runId];
   if (run.phase !== undefined) parts.push(`phase ${run.phase}`);
   parts.push(agentCounts(run.agents));
   if (run.failure !== undefined) parts.push(run.failure.code);
-  return parts.join(' · ');
+  return printable(parts.join(' · '));
 }
 
 export function tokens(usage: AgentSummary['usage']): number {

@@ -1,5 +1,6 @@
 /** The lines under the dashboard title: identity, delivery, failure, budget, pending decisions. */
 import type { StatusSummary } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 import { budgetRows } from './budget.js';
 
 export function runDetails(run: StatusSummary): string[] {
@@ -9,5 +10,5 @@ export function runDetails(run: StatusSummary): string[] {
   for (const row of budgetRows(run)) lines.push(`Budget: ${row}`);
   for (const checkpoint of run.checkpoints.filter((entry) => entry.state === 'awaiting')) lines.push(`Checkpoint "${checkpoint.name}" awaits a decision: ${checkpoint.prompt}`);
   for (const proposal of run.proposals.filter((entry) => entry.state === 'pending')) lines.push(`Proposal ${proposal.id} (${proposal.owner}) awaits approval: ${proposal.summary}`);
-  return lines;
+  return lines.map(printable);
 }

@@ -4,8 +4,11 @@
  * effective system prompts, the transcript of each attempt (its native
  * session file) and, for a completed top-level agent, its journaled result. Agent prompts are not stored by the runtime, so there is
  * nothing to open for them. Pure: the command reads the files and opens them.
+ * What the editor shows is `printableLines`: a stored body with controls in
+ * it is shown, never acted on; the files stay as they are.
  */
 import type { AgentSummary, JsonValue } from '../../../kernel/index.js';
+import { printable, printableLines } from '../../../lib/terminal-text.js';
 import type { RunFiles } from '../../../lib/run-files.js';
 
 export type { RunFiles, SessionReference, StoredSystemPrompt } from '../../../lib/run-files.js';
@@ -21,7 +24,7 @@ export interface DocumentAction {
 const READ_ONLY = 'read-only: changes are discarded';
 
 function document(label: string, what: string, text: string): DocumentAction {
-  return { kind: 'open', label, title: `${what} (${READ_ONLY})`, text };
+  return { kind: 'open', label, title: printable(`${what} (${READ_ONLY})`), text: printableLines(text) };
 }
 
 export function rootDocuments(runId: string, files: RunFiles): DocumentAction[] {
@@ -55,7 +58,7 @@ export function transcriptActions(agent: AgentSummary, files: RunFiles): Transcr
   return (files.sessions.get(agent.id) ?? []).flatMap(({ attempt, reference }) => {
     const file = reference['sessionFile'];
     if (typeof file !== 'string' || !file.startsWith('/')) return [];
-    return [{ kind: 'transcript', label: `Open transcript (attempt ${attempt})`, title: `Transcript of ${agent.label}, attempt ${attempt}: ${file} (${READ_ONLY})`, file }];
+    return [{ kind: 'transcript', label: `Open transcript (attempt ${attempt})`, title: printable(`Transcript of ${agent.label}, attempt ${attempt}: ${file} (${READ_ONLY})`), file }];
   });
 }
 

@@ -4,6 +4,7 @@
  * even when there are no runs.
  */
 import type { StatusSummary } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 import { aliasLine, type AliasRow } from './aliases.js';
 import { runLine } from './describe.js';
 import { orderRuns } from './order.js';
@@ -19,10 +20,10 @@ export interface ListingInput {
 
 export function listingText(input: ListingInput): string {
   const runs = orderRuns(input.runs);
-  const lines = [`Workflow runs of session ${input.sessionId} in ${input.cwd}:`];
+  const lines = [printable(`Workflow runs of session ${input.sessionId} in ${input.cwd}:`)];
   lines.push(...(runs.length === 0 ? ['  (none)'] : runs.map((run) => `  ${runLine(run)}`)));
   lines.push('Model aliases:');
-  if (input.aliasProblem !== undefined) lines.push(`  ${input.aliasProblem}`);
+  if (input.aliasProblem !== undefined) lines.push(`  ${printable(input.aliasProblem)}`);
   lines.push(...(input.aliases.length === 0 ? ['  (none)'] : input.aliases.map((row) => `  ${aliasLine(row)}`)));
   lines.push('This listing is read-only without a UI; change runs with the workflow tools (workflow_resume, workflow_stop, workflow_respond).');
   return lines.join('\n');

@@ -6,6 +6,7 @@
  * the agent that spawned it.
  */
 import { agentTree, type AgentSummary, type AgentTreeNode, type RunState, type StatusSummary } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 import { agentCounts, usageText } from './describe.js';
 import type { SessionReference } from './documents.js';
 
@@ -41,14 +42,14 @@ export function agentText(agent: AgentSummary, transport?: string): string {
   if (transport !== undefined) parts.push(`via ${transport}`);
   const usage = usageText(agent.usage);
   if (usage !== '') parts.push(usage);
-  return parts.join(' · ');
+  return printable(parts.join(' · '));
 }
 
 export function rootText(run: StatusSummary): string {
   const parts = [`Workflow ${run.workflow.name}`, run.state];
   if (run.phase !== undefined) parts.push(`phase ${run.phase}`);
   parts.push(agentCounts(run.agents));
-  return parts.join(' · ');
+  return printable(parts.join(' · '));
 }
 
 /** Rows in display order: the root, then a depth-first walk of phases, groups and agents. */
@@ -56,7 +57,7 @@ export function dashboardRows(run: StatusSummary, transports: ReadonlyMap<string
   const rows: DashboardRow[] = [{ kind: 'root', depth: 0, text: rootText(run), state: run.state }];
   const walk = (nodes: readonly AgentTreeNode[], depth: number): void => {
     for (const node of nodes) {
-      rows.push(node.kind === 'agent' ? { kind: 'agent', depth, text: agentText(node.agent, transports.get(node.agent.id)), agent: node.agent } : { kind: node.kind, depth, text: node.text });
+      rows.push(node.kind === 'agent' ? { kind: 'agent', depth, text: agentText(node.agent, transports.get(node.agent.id)), agent: node.agent } : { kind: node.kind, depth, text: printable(node.text) });
       walk(node.children, depth + 1);
     }
   };

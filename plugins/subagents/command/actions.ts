@@ -18,6 +18,7 @@ import {
   type StandaloneAttemptActionContext,
 } from '../../../kernel/index.js';
 import { attemptActionUi } from '../../../lib/pi-ui/attempt-ui.js';
+import { printable, printableLines } from '../../../lib/terminal-text.js';
 import type { SubagentRecord } from '../records.js';
 import { readResultText, readStoredSubagent, type StoredSubagent } from '../stored.js';
 import type { FlowDeps } from './flow.js';
@@ -77,16 +78,16 @@ export async function subagentMenu(deps: FlowDeps, record: SubagentRecord): Prom
     try {
       if (registered.standalone.visible(context)) actions.push({ kind: 'attempt', label: `${registered.label} (attempt ${String(context.agent['attempt'])})`, action: registered.standalone });
     } catch (error) {
-      ui.notify(`Attempt action "${registered.id}" of "${registered.extension.headline}" was hidden: its visibleStandalone() failed: ${messageOf(error)}`, 'warning');
+      ui.notify(printableLines(`Attempt action "${registered.id}" of "${registered.extension.headline}" was hidden: its visibleStandalone() failed: ${messageOf(error)}`), 'warning');
     }
   }
-  const labels = actions.map((action) => action.label);
-  const title = [`Subagent ${record.label} · ${record.state}`, `ID ${record.runId}`, ...stored.problems.map((problem) => `Stored files: ${problem}`)].join('\n');
+  const labels = actions.map((action) => printable(action.label));
+  const title = [`Subagent ${record.label} · ${record.state}`, `ID ${record.runId}`, ...stored.problems.map((problem) => `Stored files: ${problem}`)].map(printable).join('\n');
   const action = actions[labels.indexOf((await ui.select(title, [...labels, BACK])) ?? BACK)];
   try {
     return await perform(deps, record, action, context);
   } catch (error) {
-    ui.notify(action?.kind === 'attempt' ? `${action.label} failed: ${messageOf(error)}` : messageOf(error), 'error');
+    ui.notify(printableLines(action?.kind === 'attempt' ? `${action.label} failed: ${messageOf(error)}` : messageOf(error)), 'error');
     return undefined;
   } finally {
     // The menu is done with this attempt: work an action left running learns it through the signal.
@@ -107,7 +108,7 @@ async function perform(deps: FlowDeps, record: SubagentRecord, action: Action | 
       return undefined;
     }
     case 'stop': {
-      if (!(await ui.confirm('Stop subagent?', `Stop subagent "${record.label}" (${runId})? Stopping is immediate; a retry runs it again as a new subagent.`))) return undefined;
+      if (!(await ui.confirm('Stop subagent?', `Stop subagent "${printable(record.label)}" (${runId})? Stopping is immediate; a retry runs it again as a new subagent.`))) return undefined;
       const stopped = await session.stop(runId);
       ui.notify(stopped.stopped ? `Stopped subagent ${runId}` : `Subagent ${runId} was not stopped: ${stopped.reason}`, stopped.stopped ? 'info' : 'warning');
       return undefined;
@@ -115,7 +116,7 @@ async function perform(deps: FlowDeps, record: SubagentRecord, action: Action | 
     case 'retry': {
       const report = await session.retry(runId, { foreground: false });
       if ('held' in report) {
-        ui.notify(report.held.message, 'warning');
+        ui.notify(printableLines(report.held.message), 'warning');
         return undefined;
       }
       ui.notify(report.runId === runId ? `Continuing subagent ${runId}` : `Retrying subagent ${runId} as ${report.runId}`, 'info');
@@ -126,8 +127,8 @@ async function perform(deps: FlowDeps, record: SubagentRecord, action: Action | 
       ui.notify(`Copied the subagent ID: ${runId}`, 'info');
       return undefined;
     case 'open':
-      // Pi's editor dialog; whatever it returns is dropped: nothing is written to the run.
-      await ui.editor(action.title, action.text());
+      // Pi's editor dialog; whatever it returns is dropped: nothing is written to the run. Shown, never acted on.
+      await ui.editor(printable(action.title), printableLines(action.text()));
       return undefined;
     case 'attempt':
       if (context !== undefined) await action.action.run(context);

@@ -11,6 +11,7 @@ import { truncateToWidth } from '@earendil-works/pi-tui';
 import { STATE_COLORS, type LiveView } from '../../../lib/pi-ui/live-view.js';
 import type { SubagentRecord } from '../records.js';
 import { detailLines } from './describe.js';
+import { printable } from '../../../lib/terminal-text.js';
 
 export interface SubagentDashboardOptions {
   /** Reads the subagent afresh; throws when it is gone. */
@@ -58,7 +59,7 @@ export class SubagentDashboardView implements LiveView {
     const fit = (text: string): string => truncateToWidth(text, width);
     const border = new DynamicBorder((text) => theme.fg('border', text)).render(width);
     const color = STATE_COLORS[record.state];
-    const head = fit(`› Subagent ${record.label} · ${record.state}`);
+    const head = fit(printable(`› Subagent ${record.label} · ${record.state}`));
     return [
       ...border,
       theme.fg('accent', theme.bold(fit('Subagent dashboard'))),

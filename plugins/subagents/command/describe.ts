@@ -1,5 +1,6 @@
-/** Plain text of subagents for the `/subagents` picker, dashboard and listing (no Pi imports). */
+/** Plain text of subagents for the `/subagents` picker, dashboard and listing (no Pi imports); labels, models and messages `printable`. */
 import { TERMINAL_RUN_STATES } from '../../../kernel/index.js';
+import { printable } from '../../../lib/terminal-text.js';
 import type { SubagentRecord } from '../records.js';
 import type { Usage } from '../state.js';
 
@@ -31,7 +32,7 @@ export function subagentLine(record: SubagentRecord): string {
   const usage = usageText(record.usage);
   if (usage !== '') parts.push(usage);
   if (record.error !== undefined) parts.push(record.error.code);
-  return parts.join(' · ');
+  return printable(parts.join(' · '));
 }
 
 /** The dashboard's detail rows, label and value. */
@@ -67,7 +68,7 @@ export function detailRows(record: SubagentRecord): [string, string][] {
 export function detailLines(record: SubagentRecord): string[] {
   const rows = detailRows(record);
   const width = Math.max(...rows.map(([label]) => label.length));
-  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`);
+  return rows.map(([label, value]) => printable(`${label.padEnd(width)}  ${value}`));
 }
 
 /** `/subagents` without a UI: the read-only listing. */

@@ -12,6 +12,7 @@ import type { SubagentsSession } from '../session.js';
 import { subagentMenu } from './actions.js';
 import { detailLines, subagentLine } from './describe.js';
 import { SubagentDashboardView } from './dashboard-view.js';
+import { printable } from '../../../lib/terminal-text.js';
 
 export interface FlowDeps {
   readonly session: SubagentsSession;
@@ -72,6 +73,6 @@ function liveDashboard(deps: FlowDeps, runId: string, load: () => SubagentRecord
 /** The same details as a selector: choosing the actions entry opens them. */
 async function selectorDashboard(deps: FlowDeps, load: () => SubagentRecord): Promise<'actions' | undefined> {
   const record = load();
-  const choice = await deps.ctx.ui.select(['Subagent dashboard', `Subagent ${record.label} · ${record.state}`, ...detailLines(record)].join('\n'), [ACTIONS]);
+  const choice = await deps.ctx.ui.select(['Subagent dashboard', printable(`Subagent ${record.label} · ${record.state}`), ...detailLines(record)].join('\n'), [ACTIONS]);
   return choice === ACTIONS ? 'actions' : undefined;
 }

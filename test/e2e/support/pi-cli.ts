@@ -129,25 +129,30 @@ export function piEnv(home: PiHome): NodeJS.ProcessEnv {
 /** `wfcli` of this checkout (`npm run build` first). */
 export const WFCLI = join(REPO_ROOT, 'dist', 'cli', 'wfcli.js');
 
+/** Where a process runs: the project directory unless `cwd` says otherwise. */
+export interface CliOptions {
+  readonly cwd?: string;
+}
+
 /** Starts `pi <args>` in the project directory. */
-export function startPi(home: PiHome, args: readonly string[]): PiProcess {
-  return startCli(home, PI_CLI, args);
+export function startPi(home: PiHome, args: readonly string[], options: CliOptions = {}): PiProcess {
+  return startCli(home, PI_CLI, args, options);
 }
 
 /** Starts `wfcli <args>` in the project directory, with the environment `pi` gets. */
-export function startWfcli(home: PiHome, args: readonly string[]): PiProcess {
-  return startCli(home, WFCLI, args);
+export function startWfcli(home: PiHome, args: readonly string[], options: CliOptions = {}): PiProcess {
+  return startCli(home, WFCLI, args, options);
 }
 
 /** Runs `wfcli <args>` in the project directory, with the environment `pi` gets, to its end (any exit code). */
-export async function runWfcli(home: PiHome, args: readonly string[]): Promise<PiResult> {
-  const wfcli = startCli(home, WFCLI, args);
+export async function runWfcli(home: PiHome, args: readonly string[], options: CliOptions = {}): Promise<PiResult> {
+  const wfcli = startCli(home, WFCLI, args, options);
   const guard = setTimeout(() => void wfcli.kill(), HANG_MS);
   return wfcli.exited.finally(() => clearTimeout(guard));
 }
 
-function startCli(home: PiHome, script: string, args: readonly string[]): PiProcess {
-  const child = spawn(process.execPath, [script, ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+function startCli(home: PiHome, script: string, args: readonly string[], options: CliOptions = {}): PiProcess {
+  const child = spawn(process.execPath, [script, ...args], { cwd: options.cwd ?? home.cwd, env: piEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
   live.get(home.home)?.add(child);
   let stdout = '';
   let stderr = '';
@@ -184,7 +189,7 @@ const HANG_MS = 40_000;
  * imports from the nearest node_modules copy before its own modules, so
  * `pi install <repo>` would run the package on 0.87.1's SDK inside any `pi`.
  * The copy here has `package.json`, `CHANGELOG.md`, `tsconfig.json` (still a
- * source checkout: no update notice) and `dist/`, and a node_modules of
+ * source checkout: no update notice), `dist/` and `prompts/`, and a node_modules of
  * links to the runtime `dependencies` only; `@earendil-works/*` and
  * `typebox` come from the `pi` that loads it.
  */
@@ -193,6 +198,7 @@ export async function installPackage(home: PiHome): Promise<string> {
   mkdirSync(join(root, 'node_modules'), { recursive: true });
   for (const file of ['package.json', 'CHANGELOG.md', 'tsconfig.json']) cpSync(join(REPO_ROOT, file), join(root, file));
   cpSync(join(REPO_ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'prompts'), join(root, 'prompts'), { recursive: true });
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
   for (const name of Object.keys(manifest.dependencies ?? {})) {
     mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
@@ -203,8 +209,8 @@ export async function installPackage(home: PiHome): Promise<string> {
 }
 
 /** Runs `pi <args>` to its end; throws with its output unless it exits 0. */
-export async function runPi(home: PiHome, args: readonly string[]): Promise<PiResult> {
-  const pi = startPi(home, args);
+export async function runPi(home: PiHome, args: readonly string[], options: CliOptions = {}): Promise<PiResult> {
+  const pi = startPi(home, args, options);
   const guard = setTimeout(() => void pi.kill(), HANG_MS);
   const result = await pi.exited.finally(() => clearTimeout(guard));
   if (result.code !== 0) throw new Error(`pi ${args.join(' ')} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);

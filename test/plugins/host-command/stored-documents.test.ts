@@ -115,7 +115,7 @@ describe('opening documents from the dashboard', () => {
       { type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: h.cwd },
       { type: 'message', id: 'a', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', message: { role: 'user', content: 'look around' } },
       { type: 'message', id: 'b', parentId: 'a', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'README.md' } }] } },
-      { type: 'message', id: 'c', parentId: 'b', timestamp: '2026-01-01T00:00:03.000Z', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: '# Readme' }], isError: false } },
+      { type: 'message', id: 'c', parentId: 'b', timestamp: '2026-01-01T00:00:03.000Z', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: '# Readme\x1b[2J' }], isError: false } },
     ];
     writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
     const fifo = join(h.dir, 'reader-fifo.jsonl');
@@ -139,7 +139,9 @@ describe('opening documents from the dashboard', () => {
     ]);
     expect(ui.opened).toEqual([{ title: `Transcript of reader, attempt 1: ${file} (read-only: changes are discarded)`, text: expect.stringContaining('── user\nlook around') }]);
     expect(ui.opened[0]?.text).toContain('→ read {"path":"README.md"}');
-    expect(ui.opened[0]?.text).toContain('── read result\n# Readme');
+    // What a tool wrote is shown, never acted on: the editor gets the escape as text.
+    expect(ui.opened[0]?.text).toContain('── read result\n# Readme\\x1b[2J');
+    expect(ui.opened[0]?.text).not.toContain('\x1b');
     expect(ui.notes).toContainEqual({ message: expect.stringMatching(/Cannot read the transcript .*reader-fifo\.jsonl: .* is not a regular file/), level: 'error' });
     // A relative path is never offered.
     expect(ui.screens.flatMap((screen) => screen.options)).not.toContain('Open transcript (attempt 3)');

@@ -5,13 +5,12 @@
  * validators, launch inspection of registered functions, and the root
  * candidate set of agents' tools.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getCurrentTools } from '@earendil-works/pi-ai';
 import { ProjectTrustStore, SessionManager, type ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { registerWorkflowExtension } from '../../../kernel/index.js';
-import { storedProjectTrust } from '../../../plugins/host/trust.js';
 import { callTool, say, submit, toolResults, useHostedSessions } from './pi-host.js';
 
 const suite = useHostedSessions();
@@ -53,53 +52,30 @@ describe('project trust', () => {
     const runId = (toolResults(trusted.session.messages, 'workflow')[0]?.details as { runId: string }).runId;
     await trusted.close();
 
-    const untrusted = await start({ trusted: false, sessionManager });
-    suite.script.main.push(
-      callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }),
-      callTool('workflow_retry', { runId, expectedState: 'failed' }),
-      callTool('workflow_status', { runId }),
-      say('Understood.'),
-    );
-    await untrusted.prompt('Run, retry, check');
-    for (const name of ['workflow', 'workflow_retry']) {
-      // The session continues the trusted one's transcript: its own result is the last.
-      const refused = toolResults(untrusted.session.messages, name).at(-1);
-      expect(refused?.isError, name).toBe(true);
-      expect(refused?.details, name).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringMatching(/does not trust the project .*\/trust.*--approve/) } });
+    // The user told Pi not to trust it.
+    const store = new ProjectTrustStore(suite.dir.agentDir);
+    store.set(suite.dir.cwd, false);
+    try {
+      const untrusted = await start({ sessionManager });
+      suite.script.main.push(
+        callTool('workflow', { name: 'plain', script: 'return 1', foreground: true }),
+        callTool('workflow_retry', { runId, expectedState: 'failed' }),
+        callTool('workflow_status', { runId }),
+        say('Understood.'),
+      );
+      await untrusted.prompt('Run, retry, check');
+      for (const name of ['workflow', 'workflow_retry']) {
+        // The session continues the trusted one's transcript: its own result is the last.
+        const refused = toolResults(untrusted.session.messages, name).at(-1);
+        expect(refused?.isError, name).toBe(true);
+        expect(refused?.details, name).toMatchObject({ error: { code: 'CONFIG_ERROR', message: expect.stringMatching(/does not trust the project .*trust\.json.*\/trust.*--approve/) } });
+      }
+      const [status] = toolResults(untrusted.session.messages, 'workflow_status');
+      expect(status?.isError).toBe(false);
+      expect(status?.details).toMatchObject({ runId, state: 'failed' });
+    } finally {
+      store.setMany([{ path: suite.dir.cwd, decision: null }]);
     }
-    const [status] = toolResults(untrusted.session.messages, 'workflow_status');
-    expect(status?.isError).toBe(false);
-    expect(status?.details).toMatchObject({ runId, state: 'failed' });
-  });
-});
-
-describe('the trust decision Pi stored', () => {
-  const temp = () => {
-    const root = mkdtempSync(join(suite.dir.root, 'trust-'));
-    const agentDir = join(root, 'agent');
-    const cwd = join(root, 'work', 'project');
-    mkdirSync(agentDir, { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    return { root, agentDir, cwd };
-  };
-
-  it('trusts a project with nothing that needs trust', () => {
-    const { agentDir, cwd } = temp();
-    expect(storedProjectTrust(cwd, agentDir)).toBe(true);
-  });
-
-  it('does not trust a project with .pi resources and no decision, follows a stored or inherited decision, and defaultProjectTrust', () => {
-    const { root, agentDir, cwd } = temp();
-    mkdirSync(join(cwd, '.pi'));
-    writeFileSync(join(cwd, '.pi', 'settings.json'), '{}');
-    expect(storedProjectTrust(cwd, agentDir)).toBe(false);
-    new ProjectTrustStore(agentDir).set(join(root, 'work'), true);
-    expect(storedProjectTrust(cwd, agentDir)).toBe(true);
-    new ProjectTrustStore(agentDir).set(cwd, false);
-    expect(storedProjectTrust(cwd, agentDir)).toBe(false);
-    rmSync(join(agentDir, 'trust.json'));
-    writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ defaultProjectTrust: 'always' }));
-    expect(storedProjectTrust(cwd, agentDir)).toBe(true);
   });
 });
 

@@ -112,7 +112,8 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
   // The host's engine over the harness's kernel and storage (closed with the harness).
   // Pi trusts a project with nothing trust-requiring in it, like the harness's.
   const projectTrusted = options.projectTrusted ?? true;
-  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home, projectTrusted });
+  const trust = { cwd: harness.cwd, state: projectTrusted ? 'trusted' : 'untrusted', decidedBy: 'stored', files: [] } as const;
+  const engine = new HostEngine({ kernel: harness.kernel, sessionId: harness.sessionId, root: harness.root, agentDir: harness.agentDir, home: harness.home, trust });
   harness.engines.push(engine);
   harness.engine = engine;
   host = new HostSession({
@@ -122,7 +123,6 @@ export function createHostFixture(options: { plugins?: readonly KernelPlugin[]; 
     cwd: harness.cwd,
     sessionId: harness.sessionId,
     agentDir: harness.agentDir,
-    projectTrusted,
     kernel: harness.kernel,
   });
   const session = host;

@@ -9,17 +9,18 @@
 import { join } from 'node:path';
 import { fauxAssistantMessage, fauxText, fauxToolCall, getCurrentTools, type AssistantMessage, type TranscriptContext } from '@earendil-works/pi-ai';
 import {
+  ProjectTrustStore,
   SessionManager,
   SettingsManager,
   createAgentSessionFromServices,
   createAgentSessionServices,
+  hasTrustRequiringProjectResources,
   type AgentSession,
   type ExtensionFactory,
 } from '@earendil-works/pi-coding-agent';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
 import { createWorkflowHost } from '../../../src/index.js';
-import { storedProjectTrust } from '../../../plugins/host/trust.js';
 import { createFauxAgentDir, type FauxAgentDir } from '../../support/pi-agent-dir.js';
 import { pluginEntries } from '../../support/plugin-entries.js';
 
@@ -69,7 +70,7 @@ export interface HostedSession {
 }
 
 export interface HostedSessionOptions {
-  /** Pi's trust decision for the project; default the one Pi reaches without asking. */
+  /** Pi's trust decision for the project (true: as `--approve`); default the one Pi reaches without asking. */
   readonly trusted?: boolean;
   readonly sessionManager?: SessionManager;
   readonly extensions?: ExtensionFactory[];
@@ -80,9 +81,11 @@ export interface HostedSessionOptions {
 }
 
 export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
-  // Without an explicit decision, the one Pi reaches on its own (trusted when nothing in the project needs trust).
-  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: options.trusted ?? storedProjectTrust(dir.cwd, dir.agentDir) });
-  const host = createWorkflowHost({ agentDir: dir.agentDir, root: join(dir.root, 'runs'), home: dir.root });
+  // Without an explicit decision, the one `pi -p` reaches on its own (trusted when nothing of Pi's in the project needs trust).
+  const piTrusted = options.trusted ?? (!hasTrustRequiringProjectResources(dir.cwd) || new ProjectTrustStore(dir.agentDir).get(dir.cwd) === true);
+  const settingsManager = SettingsManager.create(dir.cwd, dir.agentDir, { projectTrusted: piTrusted });
+  // `trusted: true` is `pi --approve` (the embedder's flag); `trusted: false` is Pi's own "not trusted".
+  const host = createWorkflowHost({ agentDir: dir.agentDir, root: join(dir.root, 'runs'), home: dir.root, ...(options.trusted === true ? { trust: true } : {}) });
   const services = await createAgentSessionServices({
     cwd: dir.cwd,
     agentDir: dir.agentDir,

@@ -56,4 +56,9 @@ describe('background widget view', () => {
     const failed = receiptOf(run([], { state: 'failed', failure: { code: 'AGENT_FAILED', message: 'no' }, terminalAt: '2026-01-01T00:02:00.000Z' }));
     expect(receiptText(failed)).toBe('✗ Workflow review (wf-1) failed: AGENT_FAILED · 0 agents · 2 min');
   });
+
+  it("counts a nested child's tokens once: a parent's usage already holds them", () => {
+    const nested = receiptOf(run([agent('a', 'lead', 'failed', { usage: usage(50) }), agent('a/child', 'scout', 'failed', { parentId: 'a', usage: usage(20) })], { state: 'failed', terminalAt: '2026-01-01T00:00:03.400Z' }));
+    expect(nested.usage).toEqual(usage(50));
+  });
 });

@@ -1,0 +1,71 @@
+/**
+ * What bounds one preflight (issue 24 item 4): a source over 1 MiB is refused
+ * before it is parsed; a large or deeply nested source is checked in a child
+ * process with the same result and errors as in-process; nesting that would
+ * overflow a stack (or crash rollup's native parser) is INVALID_SYNTAX.
+ */
+import { describe, expect, it } from 'vitest';
+import { WorkflowError } from '../../kernel/errors.js';
+import { checkScriptSize, MAX_SCRIPT_BYTES, preflight } from '../../kernel/preflight/index.js';
+import { preflightScript } from '../../kernel/preflight/isolated.js';
+import { thrownBy } from '../support/engine-harness.js';
+import { PREFLIGHT_OPTIONS } from '../support/preflight.js';
+
+const options = { ...PREFLIGHT_OPTIONS, unavailable: new Map([['withWorktree', 'the plugin "worktrees"']]) };
+
+describe('the script size limit', () => {
+  it('counts UTF-8 bytes: 1 MiB passes, one byte more is INVALID_SYNTAX naming both', () => {
+    const comment = (bytes: number) => `//${'x'.repeat(bytes - 2)}`;
+    expect(() => checkScriptSize(comment(MAX_SCRIPT_BYTES))).not.toThrow();
+    expect(thrownBy(() => checkScriptSize(comment(MAX_SCRIPT_BYTES + 1)))).toMatchObject({
+      code: 'INVALID_SYNTAX',
+      message: `The workflow script is ${MAX_SCRIPT_BYTES + 1} bytes; the limit is ${MAX_SCRIPT_BYTES} (1 MiB). Move data out of the source: pass it as args, read it from files, or store it with evidence()`,
+      details: { bytes: MAX_SCRIPT_BYTES + 1, limit: MAX_SCRIPT_BYTES },
+    });
+    // 400,000 three-byte characters: 1.2 MB although under a million UTF-16 units.
+    expect(thrownBy(() => preflight(`// ${'€'.repeat(400_000)}\nreturn 1;`, options))).toMatchObject({ code: 'INVALID_SYNTAX', details: { limit: MAX_SCRIPT_BYTES } });
+  });
+});
+
+describe('nesting', () => {
+  it('a stack overflow in the preflight is INVALID_SYNTAX "nested too deeply", never a RangeError', () => {
+    const error = thrownBy(() => preflight(`${'if (args) '.repeat(3000)}log('x');\nreturn 1;`, options));
+    expect(error).toBeInstanceOf(WorkflowError);
+    expect(error).toMatchObject({ code: 'INVALID_SYNTAX', details: { reason: 'nesting' } });
+    expect(error.message).toMatch(/^The workflow script is nested too deeply to check \(Maximum call stack size exceeded\); flatten the nesting$/);
+  });
+
+  it('brackets nested 20,000 deep crash the parser only in the child process: INVALID_SYNTAX', () => {
+    const error = thrownBy(() => preflightScript(`return ${'['.repeat(20_000)}${']'.repeat(20_000)};`, options));
+    expect(error).toMatchObject({ code: 'INVALID_SYNTAX', details: { reason: 'nesting' } });
+    expect(error.message).toMatch(/nested too deeply to check/);
+  });
+});
+
+describe('the isolated preflight', () => {
+  const script = [
+    "phase('build');",
+    "const built = await shell('make');",
+    "const review = await agent('Review', { model: 'fast:low', outputSchema: { type: 'object' } });",
+    "const tool = await tools.read({ path: 'README.md' });",
+    'const results = await parallel("p", { a: () => agent("A"), b: () => reviewLoop({}) });',
+    'return { built, review, tool, results };',
+  ].join('\n');
+
+  it('gives the in-process result: program, call sites, tool and function names, static agent options', () => {
+    const inProcess = preflight(script, options);
+    const isolated = preflightScript(script, options, 0);
+    expect(isolated).toEqual(inProcess);
+    expect(Object.isFrozen(isolated.sites)).toBe(true);
+  });
+
+  it('gives the in-process errors, with their line and column', () => {
+    const bad = `${script}\nreturn undeclared;`;
+    const expected = thrownBy(() => preflight(bad, options));
+    const error = thrownBy(() => preflightScript(bad, options, 0));
+    expect(error).toBeInstanceOf(WorkflowError);
+    expect({ code: error.code, message: error.message, details: error.details }).toEqual({ code: expected.code, message: expected.message, details: expected.details });
+    const unavailable = thrownBy(() => preflightScript("await withWorktree('w', async () => 1);", { ...options, primitives: options.primitives.filter((name) => name !== 'withWorktree') }, 0));
+    expect(unavailable.message).toContain('the plugin "worktrees"');
+  });
+});
