@@ -8,9 +8,7 @@
  * artifacts are. Anything unreadable is named under `problems` instead of
  * hiding the rest.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { JsonValue, StatusSummary } from '../kernel/index.js';
+import { readRunEvents, type JsonValue, type StatusSummary } from '../kernel/index.js';
 import { readRunFiles } from '../lib/run-files.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
@@ -35,26 +33,16 @@ export function isFailedRun(run: StatusSummary): boolean {
   return FAILED_STATES.has(run.state) || run.agents.some((agent) => agent.state === 'failed');
 }
 
-/** `warning` entries of events.jsonl; a torn line is skipped. */
-function warnings(runDir: string): { at?: string; message: string }[] {
-  let text: string;
-  try {
-    text = readFileSync(join(runDir, 'events.jsonl'), 'utf8');
-  } catch {
-    return [];
-  }
-  return text.split('\n').flatMap((line) => {
-    try {
-      const entry = JSON.parse(line) as { type?: unknown; at?: unknown; message?: unknown };
-      return entry.type === 'warning' && typeof entry.message === 'string' ? [{ ...(typeof entry.at === 'string' ? { at: entry.at } : {}), message: entry.message }] : [];
-    } catch {
-      return [];
-    }
-  });
+/** `warning` entries of events.jsonl (read bounded, never through a link); a torn line is skipped, an unreadable file is a problem. */
+export function runWarnings(runDir: string, problems: string[] = []): { at?: string; message: string }[] {
+  const events = readRunEvents(runDir);
+  if (events.problem !== undefined) problems.push(events.problem);
+  return events.entries.flatMap((entry) => (entry.type === 'warning' && typeof entry['message'] === 'string' ? [{ at: entry.at, message: entry['message'] }] : []));
 }
 
 export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
   const files = readRunFiles(runDir);
+  const problems = [...files.problems];
   // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
   const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce(
     (total, agent) => ({ inputTokens: total.inputTokens + agent.usage.inputTokens, outputTokens: total.outputTokens + agent.usage.outputTokens, costUsd: total.costUsd + agent.usage.costUsd }),
@@ -71,8 +59,8 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
       }),
     ),
     systemPrompts: files.systemPrompts.map(({ agentId, attempt, turn, sha256, text }) => ({ agentId, attempt, turn, sha256, ...(text === undefined ? {} : { characters: text.length }) })),
-    warnings: warnings(runDir),
-    problems: files.problems,
+    warnings: runWarnings(runDir, problems),
+    problems,
   };
 }
 

@@ -1,25 +1,38 @@
 /**
  * `wfcli list [--session <id>] [--json]`: the runs of this project, every
  * session (or one), oldest first, read from the run store without starting
- * Pi. A run whose snapshot cannot be read is named in a warning and left out.
- * `executing` says whether a live process holds the run.
+ * Pi. A run whose snapshot cannot be read, or whose directory is damaged (a
+ * link, a FIFO), is named in a warning with its typed error and left out.
+ * `executing` says whether a live process holds the run; an active run whose
+ * lock owner is gone is shown `interrupted`.
  */
 import { resolve } from 'node:path';
-import { listRuns, parseSnapshot, readRunLock, summarize, type StatusSummary } from '../kernel/index.js';
+import { checkStoredRun, isWorkflowError, listRuns, messageOf, parseSnapshot, readRunLock, shownSnapshot, summarize, type StatusSummary } from '../kernel/index.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatRunRow } from './format.js';
 import { storeRoot } from './session.js';
 
-/** Readable runs of the project with their directories; unreadable ones are reported through `warn`. */
+function described(error: unknown): string {
+  return isWorkflowError(error) ? `${error.code}: ${error.message}` : messageOf(error);
+}
+
+/**
+ * Readable runs of the project with their directories; unreadable or damaged
+ * ones (and linked folders the listing skipped) are reported through `warn`
+ * with their typed error. An active run no live process owns reads as `interrupted`.
+ */
 export function projectRuns(io: CliIo, sessionId: string | undefined, warn: (message: string) => void): { summary: StatusSummary; runDir: string }[] {
-  return listRuns(storeRoot(io), resolve(io.cwd), sessionId).flatMap((entry) => {
+  const skipped = (error: unknown): void => warn(`skipped ${described(error)}`);
+  return listRuns(storeRoot(io), resolve(io.cwd), sessionId, skipped).flatMap((entry) => {
     try {
-      if (entry.error !== undefined) throw new Error('snapshot.json cannot be read');
+      if (entry.problem !== undefined) throw entry.problem;
+      checkStoredRun(entry.runDir);
       const snapshot = parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`);
-      return [{ summary: summarize(snapshot, readRunLock(entry.runDir) !== undefined), runDir: entry.runDir }];
+      const executing = readRunLock(entry.runDir) !== undefined;
+      return [{ summary: summarize(shownSnapshot(snapshot, entry.runDir, executing), executing), runDir: entry.runDir }];
     } catch (error) {
-      warn(`run ${entry.runId} (session ${entry.sessionId}) is unreadable: ${(error as Error).message}`);
+      warn(`run ${entry.runId} (session ${entry.sessionId}) is unreadable: ${described(error)}`);
       return [];
     }
   });

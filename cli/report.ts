@@ -8,7 +8,7 @@
  * mode 0600: a report holds what the transcripts hold.
  */
 import { resolve } from 'node:path';
-import { readRunLock, summarize, writeFileAtomic } from '../kernel/index.js';
+import { readRunLock, shownSnapshot, summarize, writeFileAtomic } from '../kernel/index.js';
 import { EXIT_OK, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { findStoredRun } from './session.js';
@@ -17,7 +17,9 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const { runDir, snapshot } = findStoredRun(io, runId);
   const [{ buildModel }, { reportHtml, runTranscripts }] = await Promise.all([import('../plugins/trajectory/model.js'), import('../plugins/trajectory/report.js')]);
-  const model = buildModel(summarize(snapshot, readRunLock(runDir) !== undefined), runDir);
+  const executing = readRunLock(runDir) !== undefined;
+  // An active run whose host died reads as interrupted, as in status and list.
+  const model = buildModel(summarize(shownSnapshot(snapshot, runDir, executing), executing), runDir);
   const transcripts = flag(parsed, 'no-transcripts') ? undefined : runTranscripts(model, runDir);
   const html = reportHtml({ v: 1, generatedAt: new Date().toISOString(), model, ...(transcripts === undefined ? {} : { transcripts }) });
   const output = resolve(io.cwd, stringOption(parsed, 'output') ?? `${runId}.html`);

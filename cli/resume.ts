@@ -21,7 +21,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const budget = parseJsonOption('--budget', stringOption(parsed, 'budget'));
   const expectedState = stringOption(parsed, 'expected-state');
   const trust = trustOverride(parsed);
-  const stored = findStoredRun(io, runId);
+  const stored = findStoredRun(io, runId, { whole: true });
   return inRunSession(io, stored, trust, async (local) => {
     const { host } = local;
     let handle: RunHandle | undefined = await host.engine.resume(host.cwd, runId, {

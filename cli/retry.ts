@@ -14,7 +14,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const expectedState = stringOption(parsed, 'expected-state');
   const again = flag(parsed, 'force');
   const trust = trustOverride(parsed);
-  const stored = findStoredRun(io, runId);
+  const stored = findStoredRun(io, runId, { whole: true });
   return inRunSession(io, stored, trust, async (local) => {
     const { host } = local;
     let handle: RunHandle;

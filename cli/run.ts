@@ -66,7 +66,8 @@ function byName(name: string, base: JsonValue | undefined, rest: readonly string
 function byScript(local: LocalPiSession, path: string, source: string, name: string | undefined, base: JsonValue | undefined, rest: readonly string[]): Launch {
   const inspected = local.host.engine.inspect(source);
   refuseCheckpoints(Object.values(inspected.sites), inspected.functionCalls);
-  return { name: name ?? basename(path, extname(path)), source, args: workflowInput(base, rest) };
+  // --name, else the script's `export const meta = { name }`, else the file name.
+  return { name: name ?? inspected.meta?.name ?? basename(path, extname(path)), source, args: workflowInput(base, rest) };
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
@@ -113,7 +114,8 @@ fills inputKey when the schema has that property; a repeated key or an array
 property collects a list. --input <json> is the input, or the object the
 flat arguments are merged over.
 
-  --script <file>    run this script file (the name defaults to the file name without its extension)
+  --script <file>    run this script file (the name defaults to the script's "export const meta = { name }",
+                     else to the file name without its extension)
   --name <name>      the run's workflow name (with --script)
   --input <json>     the workflow's args
   --budget <json>    the run's budget, e.g. '{"agentLaunches":{"hard":5}}'

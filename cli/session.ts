@@ -4,7 +4,7 @@
  * stored run of this project in any session.
  */
 import { resolve } from 'node:path';
-import { WorkflowError, checkBoundary, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+import { WorkflowError, checkBoundary, checkStoredRun, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
 import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
@@ -63,9 +63,16 @@ export interface StoredRun {
   readonly snapshot: RunSnapshot;
 }
 
-/** A run of this project (any session), or RUN_NOT_FOUND for a missing, corrupt or malformed ID, like `workflow_status`. */
-export function findStoredRun(io: CliIo, runId: string): StoredRun {
+/**
+ * A run of this project (any session), or RUN_NOT_FOUND for a missing,
+ * corrupt or malformed ID, like `workflow_status`; for a damaged run (a link
+ * or FIFO in its directory) the error names the entry.
+ */
+export function findStoredRun(io: CliIo, runId: string, options: { readonly whole?: boolean } = {}): StoredRun {
   const entry = findRun(storeRoot(io), resolve(io.cwd), runId);
+  if (entry?.error === 'damaged' && entry.problem !== undefined) throw entry.problem;
   if (entry === undefined || entry.error !== undefined) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
+  // `whole`: every entry of the run is checked, so a damaged run is refused before Pi even starts.
+  if (options.whole === true) checkStoredRun(entry.runDir);
   return { runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
 }

@@ -18,7 +18,7 @@ import { findStoredRun, withLocalSession } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
-  const { runDir } = findStoredRun(io, runId);
+  const { runDir } = findStoredRun(io, runId, { whole: true });
   return withLocalSession(io, {}, async ({ host }) => {
     const summary = { ...host.engine.status(host.cwd, runId), executing: readRunLock(runDir) !== undefined };
     const status = { ...summary, delivery: { mode: summary.launchMode, state: 'none' }, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };

@@ -10,6 +10,6 @@ log(`node ${version}, ${facts.files.stdout.trim()} example file(s)`);
 
 phase('report');
 const who = args?.who ?? 'workflow';
-const report = prompt('Hello, {{who}}! Node {{version}} ran this workflow.', { who, version });
+const report = prompt('Hello, {who}! Node {version} ran this workflow.', { who, version });
 const stored = await evidence({ report, facts });
 return { report, evidence: stored.ref, bytes: stored.bytes };

@@ -30,7 +30,12 @@ export const WORKFLOW_ERROR_CODES = [
   'DUPLICATE_NAME',
   'REGISTRY_FROZEN',
   'MISSING_WORKFLOW',
+  // this runtime (docs/errors.md "Codes of this runtime"): no spec code names a failure of the host's own storage
+  'STORE_WRITE_FAILED',
 ] as const;
+
+/** Codes this runtime adds to the spec's (docs/errors.md explains each). */
+export const RUNTIME_ERROR_CODES: readonly WorkflowErrorCode[] = ['STORE_WRITE_FAILED'];
 
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[number];
 

@@ -49,7 +49,8 @@ export { summarize } from './engine/status.js';
 export { parseSnapshot } from './engine/snapshot.js';
 export type { IncompleteAgent, ReplayablePath, RunDiagnostics } from './engine/diagnostics.js';
 export type { RunSnapshot, AgentSummary, CheckpointRecord, FailureInfo } from './engine/snapshot.js';
-export { IDENTITY_VERSION } from './engine/snapshot.js';
+export { IDENTITY_VERSION, SCRIPT_LANGUAGE } from './engine/snapshot.js';
+export { isRetryable } from './engine/guidance.js';
 export { CALL_RECORD_SCHEMA, CALL_RECORD_VERSION, readCallRecords } from './engine/call-records.js';
 export type { AgentAttemptRecord, CallRecord, CallRecords, CallStatus, PrimitiveCallRecord, ShellCallRecord } from './engine/call-records.js';
 export { readRunEvents } from './engine/run-events.js';
@@ -59,7 +60,10 @@ export type { SandboxLimits } from './sandbox/pool.js';
 export { createAjv, formatAjvErrors } from './json-schema.js';
 // Read-only access to stored runs of any session (wfcli list, inspect, cleanup).
 export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from './store/index.js';
-export type { LockOwner, RunEntry } from './store/index.js';
+export type { ListProblem, LockOwner, RunEntry } from './store/index.js';
+// Reading run files as the store does: never through a link, never a FIFO or a device, bounded (docs/storage.md).
+export { READ_LIMITS, entryKind, readRegular, readRegularIfExists, readResultText } from './store/index.js';
+export { checkStoredRun, shownSnapshot } from './engine/stored-run-queries.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
 export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';
 export { CORE_AGENT_OPTIONS } from './engine/ops/agent-options.js';

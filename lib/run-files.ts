@@ -3,13 +3,13 @@
  * script (workflow.js), completed agents' results (journal.jsonl records of
  * kind `agent`), the effective system prompts (system-prompts.json version
  * 2 and its `.system-prompts/<sha256>.txt` bodies) and the session reference
- * of each attempt (snapshot.json `agentSessions`). Read-only; every record
+ * of each attempt (snapshot.json `agentSessions`). Read-only, bounded and
+ * never through a link or from a FIFO (the store's safe reads); every record
  * is validated, and what cannot be read is named in `problems` instead of
  * hiding the rest.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAjv, formatAjvErrors, messageOf, type JsonValue } from '../kernel/index.js';
+import { READ_LIMITS, createAjv, formatAjvErrors, messageOf, readRegular, readRegularIfExists, type JsonValue } from '../kernel/index.js';
 
 export interface StoredSystemPrompt {
   readonly agentId: string;
@@ -56,10 +56,12 @@ const validateSessions = ajv.compile<{ agentSessions?: Record<string, { attempt:
   },
 });
 
-function readText(file: string): string | undefined {
+/** The file's text; undefined when it is missing, or (named in `problems`) when it cannot be read: a link, a FIFO, too large. */
+function readText(file: string, maxBytes: number, problems: string[]): string | undefined {
   try {
-    return readFileSync(file, 'utf8');
-  } catch {
+    return readRegularIfExists(file, maxBytes)?.toString('utf8');
+  } catch (error) {
+    problems.push(messageOf(error));
     return undefined;
   }
 }
@@ -81,11 +83,11 @@ function jsonLines(text: string): { values: unknown[]; bad: number } {
 
 export function readRunFiles(runDir: string): RunFiles {
   const problems: string[] = [];
-  const source = readText(join(runDir, 'workflow.js'));
+  const source = readText(join(runDir, 'workflow.js'), READ_LIMITS.source, problems);
   if (source === undefined) problems.push('workflow.js cannot be read');
 
   const results = new Map<string, JsonValue>();
-  const journal = jsonLines(readText(join(runDir, 'journal.jsonl')) ?? '');
+  const journal = jsonLines(readText(join(runDir, 'journal.jsonl'), READ_LIMITS.journal, problems) ?? '');
   for (const record of journal.values) if (validateAgentRecord(record)) results.set(record.key, record.value);
   if (journal.bad > 0) problems.push(`journal.jsonl has ${journal.bad} unreadable line(s)`);
 
@@ -94,7 +96,7 @@ export function readRunFiles(runDir: string): RunFiles {
 
 /** system-prompts.json version 2 and the bodies it names (a missing body leaves `text` out). */
 export function readSystemPrompts(runDir: string, problems: string[] = []): StoredSystemPrompt[] {
-  const index = readText(join(runDir, 'system-prompts.json'));
+  const index = readText(join(runDir, 'system-prompts.json'), READ_LIMITS.log, problems);
   if (index === undefined) return []; // no native agent started
   const { values, bad } = jsonLines(index);
   const [header, ...records] = values;
@@ -108,7 +110,7 @@ export function readSystemPrompts(runDir: string, problems: string[] = []): Stor
       problems.push(`system-prompts.json has an invalid record: ${formatAjvErrors(validatePromptRecord.errors)}`);
       continue;
     }
-    const text = readText(join(runDir, '.system-prompts', `${record.sha256}.txt`));
+    const text = readText(join(runDir, '.system-prompts', `${record.sha256}.txt`), READ_LIMITS.prompt, problems);
     prompts.push({ agentId: record.agentId, attempt: record.attempt, turn: record.turn, sha256: record.sha256, ...(text === undefined ? {} : { text }) });
   }
   if (bad > 0) problems.push(`system-prompts.json has ${bad} unreadable line(s)`);
@@ -120,7 +122,7 @@ export function readSessions(runDir: string, problems: string[] = []): Map<strin
   const sessions = new Map<string, SessionReference[]>();
   let snapshot: unknown;
   try {
-    snapshot = JSON.parse(readFileSync(join(runDir, 'snapshot.json'), 'utf8'));
+    snapshot = JSON.parse(readRegular(join(runDir, 'snapshot.json'), READ_LIMITS.snapshot).toString('utf8'));
   } catch (error) {
     problems.push(`snapshot.json cannot be read: ${messageOf(error)}`);
     return sessions;

@@ -15,7 +15,8 @@ const SHOWN: readonly (readonly [doc: string, example: string])[] = [
 describe('examples shown in the docs', () => {
   it.each(SHOWN)('%s shows %s exactly', (doc, example) => {
     const text = readFileSync(join(ROOT, doc), 'utf8');
-    const blocks = [...text.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+    // The fence's info after `js` (`run ...`, `no-run: ...`) is for test/e2e/script-compat.test.ts.
+    const blocks = [...text.matchAll(/^```js(?: .*)?\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
     expect(blocks).toContain(readFileSync(join(ROOT, example), 'utf8'));
   });
 });

@@ -36,7 +36,7 @@ export default function exampleExtension() {
         async run(input, context) {
           const audience = input.audience ?? 'engineers';
           context.phase('brief');
-          const task = context.prompt('Write a brief of at most {{words}} words about {{topic}} for {{audience}}.', {
+          const task = context.prompt('Write a brief of at most {words} words about {topic} for {audience}.', {
             words: input.maxWords ?? 100,
             topic: input.topic,
             audience,

@@ -31,7 +31,7 @@ export default function changelogHelper(pi) {
         },
         output: { type: 'string' },
         run: ({ version }, context) =>
-          context.agent(context.prompt('Draft the CHANGELOG.md entry for version {{version}} from the uncommitted changes.', { version }), {
+          context.agent(context.prompt('Draft the CHANGELOG.md entry for version {version} from the uncommitted changes.', { version }), {
             role: 'changelog-writer',
             label: 'changelog',
           }),

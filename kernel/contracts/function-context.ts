@@ -46,8 +46,12 @@ export interface AgentFunction {
   create(options: AgentCallOptions & { readonly name: string }): AgentHandle;
 }
 
-export type ParallelTasks = Readonly<Record<string, () => Promise<JsonValue> | JsonValue>>;
+export type ParallelTask = () => Promise<JsonValue> | JsonValue;
+/** Keyed tasks; an array's keys are its indexes, and its results come back as an array. */
+export type ParallelTasks = Readonly<Record<string, ParallelTask>> | readonly ParallelTask[];
 export type PipelineStage = (value: JsonValue, key: string) => Promise<JsonValue> | JsonValue;
+/** Named stages in key order; an array of stages (keyed by index) is still accepted. */
+export type PipelineStages = Readonly<Record<string, PipelineStage>> | readonly PipelineStage[];
 
 export interface WorkflowFunctionContext {
   readonly run: WorkflowRunContext;
@@ -55,12 +59,12 @@ export interface WorkflowFunctionContext {
   readonly agent: AgentFunction;
   shell(command: string, options?: ShellOptions): Promise<ShellResult>;
   prompt(template: string, values: Readonly<Record<string, JsonValue>>): string;
-  parallel(name: string, tasks: ParallelTasks): Promise<Record<string, JsonValue>>;
+  parallel(name: string, tasks: ParallelTasks): Promise<Record<string, JsonValue> | JsonValue[]>;
   pipeline(
     name: string,
-    items: Readonly<Record<string, JsonValue>>,
-    stages: readonly PipelineStage[],
-  ): Promise<Record<string, JsonValue>>;
+    items: Readonly<Record<string, JsonValue>> | readonly JsonValue[],
+    stages: PipelineStages,
+  ): Promise<Record<string, JsonValue> | JsonValue[]>;
   withWorktree<T extends JsonValue>(name: string, callback: (worktree: WorktreeRef) => Promise<T> | T): Promise<T>;
   checkpoint(input: CheckpointInput): Promise<boolean>;
   phase(name: string): void;

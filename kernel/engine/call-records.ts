@@ -136,10 +136,12 @@ export interface CallRecords {
   readonly records: readonly CallRecord[];
   /** 1-based line numbers that are not version-1 records (a torn last line, a newer writer). */
   readonly skipped: readonly number[];
+  /** Why calls.jsonl could not be read at all (a link, a FIFO, too large). */
+  readonly problem?: string;
 }
 
 /** The run's call records in write order; a missing file is none. */
 export function readCallRecords(runDir: string): CallRecords {
-  const { lines, skipped } = readRunLog<CallRecord>(runDir, CALLS_FILE, validate);
-  return { records: lines, skipped };
+  const { lines, skipped, problem } = readRunLog<CallRecord>(runDir, CALLS_FILE, validate);
+  return { records: lines, skipped, ...(problem === undefined ? {} : { problem }) };
 }

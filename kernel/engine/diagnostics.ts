@@ -5,11 +5,10 @@
  * artifacts are. Read-only and lock-free, like loading a lineage; a journal
  * that cannot be read is reported, never thrown.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';
 import type { AgentState } from '../states.js';
-import { JOURNAL_FILE, SNAPSHOT_FILE, SOURCE_FILE, readJournal, runDirectory } from '../store/index.js';
+import { JOURNAL_FILE, SNAPSHOT_FILE, SOURCE_FILE, entryKind, readJournal, runDirectory } from '../store/index.js';
 import { parseJournalRecord } from './journal-record.js';
 import { scopeKey } from './keys.js';
 import { EVENTS_FILE } from './run-log.js';
@@ -80,9 +79,18 @@ export function diagnoseRun(root: string, runDir: string, snapshot: RunSnapshot)
       script: join(runDir, SOURCE_FILE),
       snapshot: join(runDir, SNAPSHOT_FILE),
       journal: join(runDir, JOURNAL_FILE),
-      ...(existsSync(events) ? { events } : {}),
+      ...(safeKind(events) === 'regular file' ? { events } : {}),
       ...(snapshot.result ? { result: snapshot.result.path } : {}),
     },
     ...(problems.length > 0 ? { problems } : {}),
   };
+}
+
+/** The entry's type without following a link; unknown when it cannot be told. */
+function safeKind(file: string): string | undefined {
+  try {
+    return entryKind(file);
+  } catch {
+    return undefined;
+  }
 }

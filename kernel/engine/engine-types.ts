@@ -37,6 +37,8 @@ export interface RunHandle {
   readonly outcome: Promise<RunOutcome>;
   /** Set when a plugin held a resume back (a budget raise awaiting approval): nothing executes. */
   readonly held?: { readonly message: string; readonly details?: Readonly<Record<string, JsonValue>> };
+  /** What the launch warned about (agent options other runtimes use ...), also in the run's events. */
+  readonly warnings?: readonly string[];
 }
 
 export interface ResumeOptions {

@@ -5,11 +5,11 @@
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import { WORKFLOW_RUN_STARTED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type WorkflowEvent } from '../events.js';
-import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
+import { TERMINAL_RUN_STATES, type LaunchMode } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import { acquireRunLock, createRunDirectory, newRunId, readRunLock, readSnapshot, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { acquireRunLock, createLockedRunDirectory, newRunId, readRunLock, readSnapshot, removeRunLeftovers, workflowsRoot, type DeleteResult } from '../store/index.js';
 import { readCheckedSource, sourceSha256 } from './source-digest.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
@@ -17,15 +17,17 @@ import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
-import { IDENTITY_VERSION, parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { IDENTITY_VERSION, SCRIPT_LANGUAGE, parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
+import { appendRunEvent } from './run-log.js';
 import { checkIdentity, completedRetryGuidance, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
 import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
-import { deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, type StoredRun } from './stored-run-queries.js';
+import { ACTIVE_STATES, abandon, checkStoredRun, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
+import { SYSTEM_PROMPTS_DIR } from './system-prompts.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
 import { StopRequestWatcher, stopNotHere } from './stop-requests.js';
 import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
@@ -34,8 +36,6 @@ import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
 
 export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
-
-const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
 export class WorkflowEngine {
   readonly root: string;
@@ -92,15 +92,18 @@ export class WorkflowEngine {
     }
     // Dynamic aliases and other per-launch state resolve once, before preflight and run creation.
     const segment = await this.#prep.segment('launch', launch.cwd, settings, undefined, { request: launch.options ?? {}, ...(parent ? { parent } : {}) });
-    await this.#prep.checkLaunch(launch, settings, segment);
+    const checked = await this.#prep.checkLaunch(launch, settings, segment);
+    // `export const meta = { description }` describes the run unless the launch does.
+    const description = launch.description ?? checked.compiled.meta?.description;
     return this.#create(launch.cwd, launch.source, settings, segment, {
-      workflow: { name: launch.name, ...(launch.description === undefined ? {} : { description: launch.description }) },
+      workflow: { name: launch.name, ...(description === undefined ? {} : { description }) },
       args: launch.args ?? null,
       launchMode: launch.foreground ? 'foreground' : 'background',
       lineage: [],
+      scriptLanguage: SCRIPT_LANGUAGE,
       ...(launch.concurrency === undefined ? {} : { concurrency: launch.concurrency }),
       ...(launch.parentRunId === undefined ? {} : { parentRunId: launch.parentRunId }),
-    });
+    }, checked.warnings);
   }
 
   async #create(
@@ -109,10 +112,11 @@ export class WorkflowEngine {
     settings: LoadedSettings,
     segment: Segment,
     fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
-      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations'>>,
+      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations' | 'scriptLanguage'>>,
+    warnings: readonly string[] = [],
   ): Promise<RunHandle> {
     // Everything that can refuse the run is checked before its directory exists.
-    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source) : this.#prep.compile(source);
+    const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source, fields.scriptLanguage) : this.#prep.compile(source);
     loadLineage(this.root, { cwd, sessionId: this.sessionId, lineage: fields.lineage }, loadingRegistry());
     const runId = newRunId();
     const now = new Date().toISOString();
@@ -133,17 +137,38 @@ export class WorkflowEngine {
       plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
       proposals: Object.fromEntries(segment.proposals),
     };
-    const runDir = createRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
+    // The run appears whole and already locked by this process: nobody sees it ownerless or resumes it meanwhile.
+    const { runDir, release } = createLockedRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
     const record = new RunRecord(runDir, snapshot, this.#emit);
+    let opened: ReplaySource & { release: () => void };
+    try {
+      opened = this.#load(record, release);
+    } catch (error) {
+      abandon(runDir, release);
+      throw error;
+    }
     this.#emit({ type: WORKFLOW_RUN_STARTED_EVENT, ...record.base(), ...(fields.parentRunId ? { parentRunId: fields.parentRunId } : {}) });
     this.#emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...record.base(), from: null, to: 'running' });
     persistSegment(record, segment, { proposals: false });
-    return this.#start(record, this.#open(record), sandboxProgram(compiled), settings, segment);
+    try {
+      for (const message of warnings) appendRunEvent(runDir, { at: now, type: 'warning', message });
+      return this.#start(record, opened, sandboxProgram(compiled), settings, segment, warnings);
+    } catch (error) {
+      // A launch that did not start leaves nothing that could run later.
+      abandon(runDir, () => undefined);
+      throw error;
+    }
   }
 
   /** Takes the run lock and loads what the segment replays; on any failure nothing is held. */
   #open(record: RunRecord): ReplaySource & { release: () => void } {
     const release = acquireRunLock(record.runDir);
+    // The previous owner's unfinished writes: nobody else can be writing them now.
+    removeRunLeftovers(record.runDir, [SYSTEM_PROMPTS_DIR]);
+    return this.#load(record, release);
+  }
+
+  #load(record: RunRecord, release: () => void): ReplaySource & { release: () => void } {
     try {
       return { ...loadReplay(this.root, record.snapshot, record.runDir, loadingRegistry()), release };
     } catch (error) {
@@ -152,7 +177,7 @@ export class WorkflowEngine {
     }
   }
 
-  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment): RunHandle {
+  #start(record: RunRecord, opened: ReplaySource & { release: () => void }, program: SandboxProgram, settings: LoadedSettings, segment: Segment, warnings: readonly string[] = []): RunHandle {
     const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
@@ -189,12 +214,20 @@ export class WorkflowEngine {
       release();
       throw error;
     }
-    const handle: RunHandle = { runId: record.runId, runDir: record.runDir, outcome: execution.finished.then(() => this.#outcome(record)) };
+    const running = execution;
+    const handle: RunHandle = {
+      runId: record.runId,
+      runDir: record.runDir,
+      outcome: execution.finished.then(() => this.#outcome(record, running.fault)),
+      ...(warnings.length === 0 ? {} : { warnings }),
+    };
     this.#live.set(record.runId, { execution, handle, record });
     return handle;
   }
 
-  #outcome(record: RunRecord): RunOutcome {
+  /** A segment halted by a store fault ends `interrupted` with that error, even when the store could not take the state. */
+  #outcome(record: RunRecord, fault?: WorkflowError): RunOutcome {
+    if (fault && !TERMINAL_RUN_STATES.has(record.snapshot.state)) return { runId: record.runId, state: 'interrupted', error: { code: fault.code, message: fault.message } };
     return outcomeOf(record.snapshot);
   }
 
@@ -214,9 +247,10 @@ export class WorkflowEngine {
     return this.#find(cwd, runId).runDir;
   }
 
+  /** A run's status; an active run whose lock owner is gone reads as `interrupted` (nothing is written). */
   status(cwd: string, runId: string): StatusSummary {
-    const { snapshot } = this.#find(cwd, runId);
-    return summarize(snapshot, this.#executing(runId, snapshot));
+    const { runDir, snapshot } = this.#find(cwd, runId);
+    return summarize(shownSnapshot(snapshot, runDir, this.#live.has(runId)), this.#executing(runId, snapshot));
   }
 
   /** Executing here: live, and not already in the state that ends its segment (a view refreshed by that state's event reads it before the segment lets go). */
@@ -235,12 +269,22 @@ export class WorkflowEngine {
   }
 
   list(cwd: string): readonly StatusSummary[] {
-    return this.#runs(cwd).map((entry) => summarize(entry.snapshot, this.#executing(entry.runId, entry.snapshot)));
+    return this.#runs(cwd).map((entry) => summarize(shownSnapshot(entry.snapshot, entry.runDir, this.#live.has(entry.runId)), this.#executing(entry.runId, entry.snapshot)));
   }
 
-  /** Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background. */
+  /**
+   * Active runs of this session left behind by a dead host become `interrupted`; the shell groups it left are ended in the background.
+   * One that cannot be written now (a full disk) is skipped: it still reads as interrupted.
+   */
   recoverInterrupted(cwd: string): string[] {
-    const recovered = this.#runs(cwd).filter((entry) => !this.#live.has(entry.runId) && ACTIVE_STATES.has(entry.snapshot.state) && interruptStored(entry.runDir, entry.snapshot, this.#emit));
+    const recovered = this.#runs(cwd).filter((entry) => {
+      if (this.#live.has(entry.runId) || !ACTIVE_STATES.has(entry.snapshot.state)) return false;
+      try {
+        return interruptStored(entry.runDir, entry.snapshot, this.#emit);
+      } catch {
+        return false;
+      }
+    });
     void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
     return recovered.map((entry) => entry.runId);
   }
@@ -257,6 +301,7 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is already executing`, { runId });
     }
     let { runDir, snapshot } = this.#own(cwd, runId);
+    checkStoredRun(runDir);
     if (options.expectedState !== undefined && options.expectedState !== snapshot.state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}, not ${options.expectedState}`, { state: snapshot.state });
     }
@@ -272,7 +317,7 @@ export class WorkflowEngine {
       throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
     }
     const { source, sha256 } = readCheckedSource(runDir, snapshot, 'resume');
-    const compiled = this.#prep.recompile(source);
+    const compiled = this.#prep.recompile(source, snapshot.scriptLanguage);
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('resume', cwd, settings, snapshot, {
       request: options.options ?? {},
@@ -307,6 +352,7 @@ export class WorkflowEngine {
 
   async retry(cwd: string, runId: string, options: RetryOptions = {}): Promise<RunHandle> {
     const source = this.#own(cwd, runId);
+    checkStoredRun(source.runDir);
     const state = source.snapshot.state;
     if (options.expectedState !== undefined && options.expectedState !== state) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
@@ -334,6 +380,8 @@ export class WorkflowEngine {
       plugins: source.snapshot.plugins,
       agentConfigurations: source.snapshot.agentConfigurations,
       ...(source.snapshot.concurrency === undefined ? {} : { concurrency: source.snapshot.concurrency }),
+      // The child replays its source's journals, so it keeps its source's script language.
+      ...(source.snapshot.scriptLanguage === undefined ? {} : { scriptLanguage: source.snapshot.scriptLanguage }),
     });
   }
 

@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorkflowError } from '../errors.js';
+import { isStoreFault } from '../store/index.js';
 import type { JsonValue } from '../json.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { primitiveStep } from './ops/primitives.js';
@@ -15,16 +16,17 @@ import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
 import { sandboxReplayTable, type ReplaySource } from './replay.js';
-import type { JournalRecord } from './journal-record.js';
+import { mismatch, type JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import { sandboxHandlers, type Incoming, type SandboxProgram } from './sandbox-bridge.js';
 import { Steps } from './steps.js';
 import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
-import { parseShellArgs, recordedShell } from './ops/shell.js';
+import { performShell, replayShell } from './ops/shell.js';
 import { AgentOps } from './ops/agent-ops.js';
 import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
+import { promptSyntaxOf, type PromptSyntax } from '../template.js';
 import { boundaryCopy } from '../json-boundary.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
@@ -32,6 +34,10 @@ import { noteLog, notePhase } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
+import { OptionNotes } from './foreign-options.js';
+import { appendRunEvent } from './run-log.js';
+import { cancelUnfinishedAgents } from './unfinished-agents.js';
+
 import { scriptGlobals, type ExecutionEnv, type SegmentOutcome } from './execution-types.js';
 
 export type { ExecutionEnv, SegmentOutcome } from './execution-types.js';
@@ -61,12 +67,17 @@ export class RunExecution implements FunctionHost {
   #ended = false;
   /** Set when stop or interrupt began: the script's own ending no longer decides the outcome. */
   #closing = false;
+  /** The store fault that halted the segment (a full disk, a damaged entry), if one did. */
+  #fault: WorkflowError | undefined;
   #resumeWaiters: (() => void)[] = [];
+  readonly #optionNotes: OptionNotes;
   /** Shell calls in flight: a stop or interrupt waits until their process groups are gone. */
   readonly #shells = new Set<Promise<unknown>>();
 
   constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
-    const { journal, replay, nextSeq } = source;
+    const { replay, nextSeq } = source;
+    const journal = this.#watched(source.journal);
+    record.onStoreFault = (error) => this.#halt(error);
     this.#env = env;
     this.#steps = new Steps(
       {
@@ -82,10 +93,12 @@ export class RunExecution implements FunctionHost {
         },
         observe: (record, replayed) => this.#observe(record, replayed),
         diverge: (error) => this.#failWith(error),
+        fault: (error) => this.#halt(error),
       },
       nextSeq,
     );
     this.#record = record;
+    this.#optionNotes = new OptionNotes(env.kernel, env.registry, (message) => appendRunEvent(record.runDir, { at: new Date().toISOString(), type: 'warning', message }));
     this.#journal = journal;
     this.#replay = replay;
     this.#onEnd = onEnd;
@@ -122,9 +135,10 @@ export class RunExecution implements FunctionHost {
       agentSlots: env.agentSlots,
       scopeCwds: this.#scopeCwds,
       signal: this.#abort.signal,
+      noteOptions: (site: string, options: Readonly<Record<string, unknown>>) => this.#optionNotes.note(site, options),
     };
     this.#agents = new AgentOps(agentDeps, (scope, site, perform) =>
-      this.#steps.step(scope, site, 'agent', (past) => (past.kind === 'agent' ? past.value : this.#mismatch(past, 'agent')), async (key, occurrence) => {
+      this.#steps.step(scope, site, 'agent', (past) => (past.kind === 'agent' ? past.value : mismatch(past, 'agent')), async (key, occurrence) => {
         const { value, usage } = await perform(key, occurrence);
         return { value, body: { kind: 'agent', value, usage } };
       }),
@@ -135,11 +149,38 @@ export class RunExecution implements FunctionHost {
     return this.#record.snapshot.state;
   }
 
+  /** The store fault that halted this segment `interrupted`, if one did (its state may not have been writable). */
+  get fault(): WorkflowError | undefined {
+    return this.#fault;
+  }
+
+  /** The journal, as the segment uses it: a failed append (a store fault) halts the segment before anything else happens. */
+  #watched(journal: Journal): Journal {
+    return {
+      records: journal.records,
+      droppedBytes: journal.droppedBytes,
+      append: (record) => {
+        try {
+          journal.append(record);
+        } catch (error) {
+          if (isStoreFault(error)) this.#halt(error);
+          throw error;
+        }
+      },
+      close: () => journal.close(),
+    };
+  }
+
   get settings(): Readonly<Record<string, JsonValue>> {
     return this.#env.extensionSettings;
   }
 
-  start({ program, sites }: SandboxProgram): void {
+  get promptSyntax(): PromptSyntax {
+    return promptSyntaxOf(this.#record.snapshot.scriptLanguage);
+  }
+
+  start({ program, sites, locate, agentOptionKeys }: SandboxProgram): void {
+    if (agentOptionKeys !== undefined) this.#optionNotes.launchKeys = agentOptionKeys;
     const globals = scriptGlobals(this.#env.registry, this.#env.primitives);
     const handlers = sandboxHandlers({
       replay: this.#replay,
@@ -151,6 +192,7 @@ export class RunExecution implements FunctionHost {
       takeSeq: () => this.#steps.takeSeq(),
       takeDelivered: (key) => this.#steps.takeDelivered(key),
       fail: (error) => this.#failWith(error),
+      fault: (error) => this.#halt(error),
     });
     this.#script = this.#env.pool.run(
       {
@@ -159,6 +201,8 @@ export class RunExecution implements FunctionHost {
         marker: this.#env.siteGlobal,
         args: this.#record.snapshot.args,
         globals,
+        promptSyntax: this.promptSyntax,
+        ...(locate === undefined ? {} : { locate }),
         replay: sandboxReplayTable(this.#replay, this.#env.registry, this.#env.primitives),
       },
       handlers,
@@ -182,10 +226,15 @@ export class RunExecution implements FunctionHost {
     let ended = outcome;
     try {
       this.#agents.dispose();
+      if (outcome === 'completed' || outcome === 'failed') cancelUnfinishedAgents(this.#record);
       persist();
     } catch (error) {
       this.#env.warn?.(asWorkflowError(error));
-      ended = persistFailure(this.#record, error, this.#stamp);
+      // A store that cannot take the ending cannot take a failure either; the run stays resumable (read as interrupted once unlocked).
+      if (isStoreFault(error)) {
+        this.#fault ??= asWorkflowError(error);
+        ended = 'interrupted';
+      } else ended = persistFailure(this.#record, error, this.#stamp);
     } finally {
       this.#journal.close();
       this.#onEnd();
@@ -209,6 +258,10 @@ export class RunExecution implements FunctionHost {
   #settleScript(ended: { failure?: unknown }, value?: JsonValue): void {
     if (this.#closing || this.#ended) return;
     const ending = scriptEnding(this.#env.kernel, this.#access, this.#record, ended, value, this.#stamp);
+    if (ending.fault) {
+      this.#fault = ending.fault;
+      this.#env.warn?.(ending.fault);
+    }
     this.#end(ending.outcome, () => ending.persist());
   }
 
@@ -218,6 +271,27 @@ export class RunExecution implements FunctionHost {
     this.#closing = true;
     await this.#cancelInFlight();
     this.#end('stopped', () => this.#record.transition('stopped', this.#stamp));
+  }
+
+  /**
+   * A store fault (a full disk, a read-only or damaged run directory): the
+   * segment halts `interrupted` at once, with the fault as its `failure`, and
+   * can be resumed once the store is fixed. The fault is never journaled and
+   * never reaches the script, so a resume does not replay it.
+   */
+  #halt(error: unknown): void {
+    if (this.#ended || this.#closing) return;
+    const fault = asWorkflowError(error);
+    this.#fault = fault;
+    this.#closing = true;
+    this.#abort.abort();
+    this.#env.warn?.(fault);
+    this.#end('interrupted', () =>
+      this.#record.transition('interrupted', (draft) => {
+        draft.failure = fault.toJSON() as { code: string; message: string };
+        this.#stamp(draft);
+      }),
+    );
   }
 
   /** The host is going away (session end): the run can be resumed later. */
@@ -299,7 +373,7 @@ export class RunExecution implements FunctionHost {
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
     if (op === 'phase') return notePhase(this.#record, this.#notes, scope, args, this.#invocations.breadcrumb(scope));
     if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay, budget: this.#notes }, site, scope, args);
-    if (op === 'agent.create') return this.#agents.create(scope, args);
+    if (op === 'agent.create') return this.#agents.create(scope, args, site);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }
 
@@ -317,31 +391,17 @@ export class RunExecution implements FunctionHost {
     this.#env.kernel.hooks.journal.recorded.call({ run: this.#access.run, key: record.key, kind: record.kind, replayed, ...(usage ? { usage } : {}), access: this.#access });
   }
 
-  #mismatch(record: JournalRecord, expected: string): never {
-    throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, {
-      key: record.key,
-      reason: 'nondeterministic_replay',
-    });
-  }
-
   // ---- core operations -------------------------------------------------
 
   #shell(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
-    return this.#steps.step(
-      scope,
-      site,
-      'shell',
-      (record) => (record.kind === 'shell' ? record.value : this.#mismatch(record, 'shell')),
-      async (key) => {
-        // Parsed once the call holds its key: an invalid call still counts as an occurrence, as in the sandbox.
-        const { runDir } = this.#record;
-        const place = { key, scope, phase: this.#record.snapshot.phase, cwd: this.#scopeCwds.of(scope).cwd, runDir, maxValueBytes: this.#env.pool.limits.maxValueBytes, signal: this.#abort.signal };
-        const call = recordedShell(parseShellArgs(args), place);
-        this.#shells.add(call);
-        const value = await call.finally(() => this.#shells.delete(call));
-        return { value: { ...value }, body: { kind: 'shell', value } };
-      },
-    );
+    const { runDir } = this.#record;
+    const { maxValueBytes } = this.#env.pool.limits;
+    return this.#steps.step(scope, site, 'shell', replayShell, (key) => {
+      const call = performShell(args, { key, scope, phase: this.#record.snapshot.phase, cwd: this.#scopeCwds.of(scope).cwd, runDir, maxValueBytes, signal: this.#abort.signal });
+      // A stop or interrupt waits until the call's process group is gone.
+      this.#shells.add(call);
+      return call.finally(() => this.#shells.delete(call));
+    });
   }
 
   invoke(name: string, input: JsonValue, scope: Scope, label?: string): Promise<JsonValue> {
@@ -358,7 +418,7 @@ export class RunExecution implements FunctionHost {
       segment,
       name,
       (record) => {
-        if (record.kind !== 'function' || record.name !== name) return this.#mismatch(record, `function ${name}`);
+        if (record.kind !== 'function' || record.name !== name) return mismatch(record, `function ${name}`);
         registry.assertFunctionOutput(name, record.value);
         return record.value;
       },
@@ -389,7 +449,7 @@ export class RunExecution implements FunctionHost {
       scope,
       site,
       step.what,
-      (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : this.#mismatch(record, step.what)),
+      (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : mismatch(record, step.what)),
       async (key) => {
         const value = await step.perform(key);
         return { value, body: { kind: 'primitive', name: step.what, value } };

@@ -36,3 +36,16 @@ export function isDeletableSnapshot(snapshot: unknown): boolean {
   const state = (snapshot as { state?: RunState } | undefined)?.state;
   return state !== undefined && TERMINAL_RUN_STATES.has(state);
 }
+
+/** Failures the script itself decides: a retry runs the same immutable script into them again. */
+const SCRIPT_REASONS: ReadonlySet<unknown> = new Set(['script_error', 'never_settles', 'racing_calls', 'nondeterministic_replay']);
+
+/**
+ * Whether `workflow_retry` can help a failed run: not for a failure of the
+ * script's own making (its own exception, a refused call, a replay that no
+ * longer matches), which the same script meets again.
+ */
+export function isRetryable(failure: { readonly code: string; readonly details?: Readonly<Record<string, unknown>> }): boolean {
+  if (failure.code === 'INVALID_SYNTAX' || failure.code === 'INVALID_METADATA' || failure.code === 'RESUME_INCOMPATIBLE') return false;
+  return !(failure.code === 'INTERNAL_ERROR' && SCRIPT_REASONS.has(failure.details?.['reason']));
+}

@@ -165,3 +165,11 @@ export function parseJournalRecord(value: unknown, index: number): JournalRecord
   }
   return value as unknown as JournalRecord;
 }
+
+/** A replay found a record of another kind (or function) at a key: the script no longer replays its journal. */
+export function mismatch(record: JournalRecord, expected: string): never {
+  throw new WorkflowError('RESUME_INCOMPATIBLE', `journal entry ${record.key} is a ${record.kind} record, but the script now performs ${expected} there`, {
+    key: record.key,
+    reason: 'nondeterministic_replay',
+  });
+}

@@ -17,10 +17,17 @@ import type { AgentPreparation } from '../contracts/preparation.js';
 import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { PreparationInspection } from './engine-types.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
+import { foreignOptionWarnings } from './foreign-options.js';
 import type { RunSnapshot } from './snapshot.js';
 
 /** Globals every script has, whatever plugins are loaded. */
 export const CORE_PRIMITIVES: readonly string[] = ['agent', 'shell', 'phase', 'log', 'prompt', 'parallel', 'pipeline', 'args'];
+
+/** What a launch check found: the compiled script, and warnings for the run's events and the launcher. */
+export interface LaunchCheck {
+  readonly compiled: PreflightResult;
+  readonly warnings: readonly string[];
+}
 
 export interface PrepOptions {
   readonly kernel: Kernel;
@@ -67,15 +74,16 @@ export class LaunchPrep {
     return loaded;
   }
 
-  compile(source: string): PreflightResult {
+  /** `language`: the run's script language (default: the current one). */
+  compile(source: string, language?: number): PreflightResult {
     const functions = [...loadingRegistry().functions().keys()];
     const clash = functions.find((name) => CORE_PRIMITIVES.includes(name) || this.primitives.has(name));
     if (clash) throw new WorkflowError('GLOBAL_COLLISION', `Workflow function "${clash}" has the name of a script primitive`, { name: clash });
     const unavailable = new Map([...this.#options.kernel.unavailable('primitives')].map(([name, provider]) => [name, describeMissing(provider)]));
     const effects = [...this.primitives.values()].filter((primitive) => primitive.kind !== 'namespace').map((primitive) => primitive.name);
-    const options = { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable, effects };
+    const options = { primitives: [...CORE_PRIMITIVES, ...this.primitives.keys()], functions, unavailable, effects, ...(language === undefined ? {} : { language }) };
     // A launch checks its source more than once (inspection, the launch checks, run creation): the last result is kept.
-    const key = JSON.stringify([options.primitives, functions, [...unavailable], effects]);
+    const key = JSON.stringify([options.primitives, functions, [...unavailable], effects, language ?? null]);
     const last = this.#lastCompiled;
     if (last !== undefined && last.key === key && last.result.source === source) return last.result;
     const result = preflightScript(source, options);
@@ -97,9 +105,10 @@ export class LaunchPrep {
    * A stored source passed preflight at launch, so a preflight failure now
    * means the registry changed under the run (a function is gone).
    */
-  recompile(source: string): PreflightResult {
+  recompile(source: string, language: number | undefined): PreflightResult {
     try {
-      return this.compile(source);
+      // A snapshot without a script language is language 1.
+      return this.compile(source, language ?? 1);
     } catch (error) {
       if (isWorkflowError(error) && error.code === 'INVALID_SYNTAX') {
         throw new WorkflowError('RESUME_INCOMPATIBLE', `The stored workflow no longer compiles against the loaded extensions (${error.message}); relaunch instead`, error.details);
@@ -133,7 +142,7 @@ export class LaunchPrep {
    * Everything that may refuse a launch before its run exists: the preflight,
    * `preparation.launch` taps (UNKNOWN_TOOL ...), and launch inspection.
    */
-  async checkLaunch(launch: { readonly cwd: string; readonly name: string; readonly source: string }, settings: LoadedSettings, segment: Segment): Promise<void> {
+  async checkLaunch(launch: { readonly cwd: string; readonly name: string; readonly source: string }, settings: LoadedSettings, segment: Segment): Promise<LaunchCheck> {
     const compiled = this.compile(launch.source);
     const signal = new AbortController().signal;
     // Spec 2 rule 5: also the agent calls in the source of each registered function the script calls by name.
@@ -142,6 +151,7 @@ export class LaunchPrep {
     const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources);
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
+    return { compiled, warnings: foreignOptionWarnings(this.#options.kernel, registry, compiled.agentOptionKeys) };
   }
 
   /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */

@@ -21,8 +21,8 @@ const validate = createAjv().compile({
   properties: { type: { type: 'string', minLength: 1 }, at: { type: 'string' } },
 });
 
-/** The run's events in write order; a missing file is none. */
-export function readRunEvents(runDir: string): { readonly entries: readonly RunEventLine[]; readonly skipped: readonly number[] } {
-  const { lines, skipped } = readRunLog<RunEventLine>(runDir, EVENTS_FILE, validate);
-  return { entries: lines, skipped };
+/** The run's events in write order; a missing file is none, an unreadable one (a link, a FIFO) is none with a `problem`. */
+export function readRunEvents(runDir: string): { readonly entries: readonly RunEventLine[]; readonly skipped: readonly number[]; readonly problem?: string } {
+  const { lines, skipped, problem } = readRunLog<RunEventLine>(runDir, EVENTS_FILE, validate);
+  return { entries: lines, skipped, ...(problem === undefined ? {} : { problem }) };
 }

@@ -2,11 +2,13 @@
  * Best-effort run logs beside the journal: `events.jsonl` (log messages,
  * phases, warnings; shown by inspectors and the trajectory viewer) and
  * `calls.jsonl` (call metadata). Neither is read for replay, so a failed write
- * is dropped rather than failing the run.
+ * is dropped rather than failing the run. Both are written and read only as
+ * regular files of a real run directory (store safe-fs), and read bounded.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { isWorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import { READ_LIMITS, appendRegular, checkDirectories, readRegularIfExists } from '../store/index.js';
 
 export const EVENTS_FILE = 'events.jsonl';
 export const CALLS_FILE = 'calls.jsonl';
@@ -24,7 +26,9 @@ export function prefix(text: string, bytes: number): string {
 
 function append(runDir: string, file: string, entry: Record<string, JsonValue>): void {
   try {
-    appendFileSync(join(runDir, file), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    // The run directory and its `runs/` folder are real: a log line never lands through a planted link.
+    checkDirectories(dirname(runDir), runDir);
+    appendRegular(join(runDir, file), `${JSON.stringify(entry)}\n`, 0o600);
   } catch {
     // Best-effort by contract (spec 1 "Script language": call metadata writes are best-effort).
   }
@@ -41,14 +45,15 @@ export function appendCallRecord(runDir: string, entry: Record<string, JsonValue
 /**
  * The lines of one run log that `accept` (an ajv validator) takes, in write
  * order; a line that does not parse or fit (a torn last line, a newer
- * writer) is skipped and its 1-based number reported. A missing file is empty.
+ * writer) is skipped and its 1-based number reported. A missing file is
+ * empty; one that cannot be read (a link, a FIFO, too large) is named in `problem`.
  */
-export function readRunLog<T>(runDir: string, file: string, accept: (value: unknown) => boolean): { readonly lines: readonly T[]; readonly skipped: readonly number[] } {
+export function readRunLog<T>(runDir: string, file: string, accept: (value: unknown) => boolean): RunLog<T> {
   let text: string;
   try {
-    text = readFileSync(join(runDir, file), 'utf8');
-  } catch {
-    return { lines: [], skipped: [] };
+    text = readRegularIfExists(join(runDir, file), READ_LIMITS.log)?.toString('utf8') ?? '';
+  } catch (error) {
+    return { lines: [], skipped: [], problem: isWorkflowError(error) ? error.message : `${file} cannot be read: ${messageOf(error)}` };
   }
   const lines: T[] = [];
   const skipped: number[] = [];
@@ -64,4 +69,11 @@ export function readRunLog<T>(runDir: string, file: string, accept: (value: unkn
     else skipped.push(index + 1);
   });
   return { lines, skipped };
+}
+
+export interface RunLog<T> {
+  readonly lines: readonly T[];
+  readonly skipped: readonly number[];
+  /** Why the file could not be read at all (it is then treated as empty). */
+  readonly problem?: string;
 }

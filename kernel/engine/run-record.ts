@@ -2,7 +2,7 @@
  * One run's authoritative state: every change is written to snapshot.json
  * first and announced second, so an event always describes persisted state.
  */
-import { writeSnapshot } from '../store/index.js';
+import { isStoreFault, writeSnapshot } from '../store/index.js';
 import { WorkflowError } from '../errors.js';
 import {
   WORKFLOW_AGENT_STATE_CHANGED_EVENT,
@@ -54,6 +54,8 @@ export interface AgentWrite {
 export class RunRecord {
   #snapshot: RunSnapshot;
   readonly runDir: string;
+  /** Told when a snapshot write fails in the store (a full disk, a damaged entry): the executing segment halts. */
+  onStoreFault: ((error: unknown) => void) | undefined;
   private readonly emit: EmitEvent;
   private readonly now: () => Date;
 
@@ -86,7 +88,12 @@ export class RunRecord {
     const draft: Mutable<RunSnapshot> = { ...this.#snapshot };
     change(draft);
     draft.updatedAt = this.now().toISOString();
-    writeSnapshot(this.runDir, draft, options);
+    try {
+      writeSnapshot(this.runDir, draft, options);
+    } catch (error) {
+      if (isStoreFault(error)) this.onStoreFault?.(error);
+      throw error;
+    }
     this.#snapshot = draft;
   }
 

@@ -7,6 +7,8 @@
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
 import { encodeJson } from '../json-encode.js';
+import { isStoreFault } from '../store/index.js';
+import type { Locate } from '../sandbox/script-failure.js';
 import type { JsonValue } from '../json.js';
 import type { CallOutcome, SandboxCall, SandboxHandlers } from '../sandbox/pool.js';
 import type { ErrorPayload } from '../sandbox/protocol.js';
@@ -33,6 +35,8 @@ export interface BridgeHost {
   /** The delivery position and JSON text of a result `#step` produced for this key, and its pending journal write. */
   takeDelivered(key: string): Delivered | undefined;
   fail(error: unknown): void;
+  /** A store fault (a full disk, a damaged entry): halts the segment; never journaled as the script's failure. */
+  fault(error: unknown): void;
 }
 
 /** Failures that are not the script's to see again on resume: the run was ending, or a budget blocked the call. */
@@ -111,6 +115,10 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
         return { ok: true, value: encoded.text };
       } catch (error) {
         const failure = payload(error);
+        if (isStoreFault(error)) {
+          host.fault(error);
+          return { ok: false, error: failure };
+        }
         const delivered = host.takeDelivered(call.key);
         // A result produced for this key and then failed on its way: journaled first, then its failure at its position.
         try {
@@ -154,12 +162,26 @@ export function sandboxHandlers(host: BridgeHost): SandboxHandlers {
   };
 }
 
-/** What the sandbox evaluates: the preflight's program and its call sites (id → callee). */
+/** What the sandbox evaluates: the preflight's program and its call sites (id → callee), and what the host needs to explain it. */
 export interface SandboxProgram {
   readonly program: string;
   readonly sites: Readonly<Record<string, string>>;
+  /** Program positions → the script's (a script error's line and column). */
+  readonly locate?: Locate;
+  /** Agent option names written in literals → their sites: the launch warned about those already. */
+  readonly agentOptionKeys?: Readonly<Record<string, readonly string[]>>;
 }
 
-export function sandboxProgram(compiled: { readonly program: string; readonly sites: Readonly<Record<string, { readonly id: string; readonly callee: string }>> }): SandboxProgram {
-  return { program: compiled.program, sites: Object.fromEntries(Object.values(compiled.sites).map((site) => [site.id, site.callee])) };
+export function sandboxProgram(compiled: {
+  readonly program: string;
+  readonly sites: Readonly<Record<string, { readonly id: string; readonly callee: string }>>;
+  readonly locate?: Locate;
+  readonly agentOptionKeys?: Readonly<Record<string, readonly string[]>>;
+}): SandboxProgram {
+  return {
+    program: compiled.program,
+    sites: Object.fromEntries(Object.values(compiled.sites).map((site) => [site.id, site.callee])),
+    ...(compiled.locate === undefined ? {} : { locate: compiled.locate }),
+    ...(compiled.agentOptionKeys === undefined ? {} : { agentOptionKeys: compiled.agentOptionKeys }),
+  };
 }

@@ -9,7 +9,7 @@ import type { Kernel } from '../kernel.js';
 import type { JsonValue } from '../json.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { TERMINAL_RUN_STATES } from '../states.js';
-import { writeResult } from '../store/index.js';
+import { isStoreFault, writeResult } from '../store/index.js';
 import type { SegmentOutcome } from './execution-types.js';
 import type { RunRecord } from './run-record.js';
 
@@ -32,8 +32,10 @@ type Stamp = (draft: { activeMs?: number }) => void;
 
 /**
  * How the segment ends now that its script ended: the state and the write
- * that persists it. A result the store cannot write (too deep, disk full)
- * fails the run; it never leaves the run `running`.
+ * that persists it. A result the store cannot write because of the store (a
+ * full disk, a damaged entry) halts the run `interrupted`, so a resume
+ * replays the script and writes it then; a result that has no stored form
+ * fails the run. Neither leaves the run `running`.
  */
 export function scriptEnding(
   kernel: Kernel,
@@ -42,7 +44,7 @@ export function scriptEnding(
   ended: { readonly failure?: unknown },
   value: JsonValue | undefined,
   stamp: Stamp,
-): { readonly outcome: SegmentOutcome; persist(): void } {
+): { readonly outcome: SegmentOutcome; readonly fault?: WorkflowError; persist(): void } {
   let settled = settleSegment(kernel, access, ended);
   if (settled.state === 'completed') {
     try {
@@ -57,6 +59,18 @@ export function scriptEnding(
           }),
       };
     } catch (error) {
+      if (isStoreFault(error)) {
+        const fault = asWorkflowError(error);
+        return {
+          outcome: 'interrupted',
+          fault,
+          persist: () =>
+            record.transition('interrupted', (draft) => {
+              draft.failure = fault.toJSON() as { code: string; message: string };
+              stamp(draft);
+            }),
+        };
+      }
       settled = { state: 'failed', error: asWorkflowError(error) };
     }
   }

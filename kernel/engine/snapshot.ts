@@ -12,6 +12,8 @@ import { AGENT_STATES, CHECKPOINT_STATES, RUN_STATES, type AgentState, type Chec
 /** Identity version 6 is required to resume (spec 1 "Versioning"). */
 export const IDENTITY_VERSION = 6;
 
+export { SCRIPT_LANGUAGE } from '../script-language.js';
+
 export interface FailureInfo {
   readonly code: string;
   readonly message: string;
@@ -73,6 +75,8 @@ export interface RunSnapshot {
   readonly proposals: Readonly<Record<string, ProposalRecord>>;
   /** Active execution time of the segments that ended (see RunAccess.activeMs). */
   readonly activeMs?: number;
+  /** The script language the run was launched with (SCRIPT_LANGUAGE); absent: 1. Retry children keep their source's. */
+  readonly scriptLanguage?: number;
   /** SHA-256 of workflow.js, recorded at creation (absent in runs created before it was; see source-digest.ts). */
   readonly sourceSha256?: string;
 }
@@ -170,6 +174,7 @@ const SNAPSHOT_SCHEMA = {
       },
     },
     activeMs: { type: 'number', minimum: 0 },
+    scriptLanguage: { type: 'integer', minimum: 2 },
     sourceSha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
 } as const;

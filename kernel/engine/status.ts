@@ -3,8 +3,8 @@
  * phase, delivery mode, and per-agent shims with IDs, labels, paths, state,
  * last activity and accounting. Never transcripts or session payloads.
  */
-import { readFileSync } from 'node:fs';
 import type { JsonValue } from '../json.js';
+import { readResultText } from '../store/index.js';
 import type { RunOutcome } from './engine-types.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
 import type { LaunchMode, RunState } from '../states.js';
@@ -62,7 +62,7 @@ export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSumm
 export function outcomeOf(snapshot: RunSnapshot): RunOutcome {
   const { runId, state, result, failure } = snapshot;
   if (state === 'completed' && result) {
-    return { runId, state, resultPath: result.path, value: JSON.parse(readFileSync(result.path, 'utf8')) as JsonValue };
+    return { runId, state, resultPath: result.path, value: JSON.parse(readResultText(result.path)) as JsonValue };
   }
   return { runId, state, ...(failure ? { error: { code: failure.code, message: failure.message } } : {}) };
 }

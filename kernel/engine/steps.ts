@@ -13,7 +13,7 @@
 import { WorkflowError } from '../errors.js';
 import { encodeJson } from '../json-encode.js';
 import type { JsonValue } from '../json.js';
-import type { Journal } from '../store/index.js';
+import { isStoreFault, type Journal } from '../store/index.js';
 import { callDigest, callPreview, nondeterministicReplay, type CallIdentity } from './call-digest.js';
 import type { RecordBody } from './execution-types.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
@@ -35,6 +35,8 @@ export interface StepHost {
   observe(record: JournalRecord, replayed: boolean): void;
   /** Fails the run at once. */
   diverge(error: WorkflowError): void;
+  /** A store fault (a full disk, a damaged entry) met while performing: halts the segment, resumable. */
+  fault(error: unknown): void;
 }
 
 /** A sandbox call's result, journaled for delivery at position `seq`. */
@@ -160,7 +162,15 @@ export class Steps {
     this.#host.inflight(1);
     let ends = true;
     try {
-      const { value, body } = await perform(key, occurrence);
+      let performed: Awaited<ReturnType<Perform<T>>>;
+      try {
+        performed = await perform(key, occurrence);
+      } catch (error) {
+        // The host's store failed, not the operation: the segment halts instead of handing the fault to the script.
+        if (isStoreFault(error)) this.#host.fault(error);
+        throw error;
+      }
+      const { value, body } = performed;
       this.#host.assertLive();
       const at = new Date().toISOString();
       const journal = (seq?: number): JournalRecord => {

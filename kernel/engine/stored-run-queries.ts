@@ -4,7 +4,10 @@
  * executing in this process (`isLive`).
  */
 import { WorkflowError } from '../errors.js';
-import { deleteRun, deleteRuns, findRun, listRuns, type DeleteResult } from '../store/index.js';
+import type { RunState } from '../states.js';
+import { checkRunDirectory, deleteRun, deleteRuns, findRun, listRuns, readRunLock, removeRunDirectory, type DeleteResult, type EntryType } from '../store/index.js';
+import { CALLS_FILE, EVENTS_FILE } from './run-log.js';
+import { SYSTEM_PROMPTS_DIR, SYSTEM_PROMPTS_FILE } from './system-prompts.js';
 import { isDeletableSnapshot } from './guidance.js';
 import { parseSnapshot, type RunSnapshot } from './snapshot.js';
 
@@ -14,9 +17,10 @@ export interface StoredRun {
   readonly snapshot: RunSnapshot;
 }
 
-/** A run of this project (any session), or RUN_NOT_FOUND for missing, corrupt or foreign IDs. */
+/** A run of this project (any session), or RUN_NOT_FOUND for missing, corrupt, damaged or foreign IDs. */
 export function findStoredRun(root: string, cwd: string, runId: string): StoredRun {
   const entry = findRun(root, cwd, runId);
+  if (entry?.error === 'damaged' && entry.problem) throw entry.problem;
   if (!entry || entry.error) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
   return { runId, runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
 }
@@ -46,4 +50,53 @@ export function deleteStoredRuns(root: string, cwd: string, runIds: readonly str
     deleted: result.deleted,
     skipped: [...live.map((runId) => ({ runId, reason: 'active' as const, message: `run ${runId} is executing; stop it first` })), ...result.skipped],
   };
+}
+
+/** States of a run some process should be executing. */
+export const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
+
+/**
+ * The snapshot as readers are shown it: an active run that no live process
+ * owns (its lock is missing, or its owner is gone: see store/lock.ts) was
+ * left by a host that died, and reads as `interrupted`. Derived at read time;
+ * nothing is written, and resume or recovery makes it so on disk.
+ */
+export function shownSnapshot(snapshot: RunSnapshot, runDir: string, executingHere: boolean): RunSnapshot {
+  if (executingHere || !ACTIVE_STATES.has(snapshot.state)) return snapshot;
+  let owned: boolean;
+  try {
+    owned = readRunLock(runDir) !== undefined;
+  } catch {
+    // A damaged lock owns nothing; resuming the run reports the damage.
+    owned = false;
+  }
+  return owned ? snapshot : { ...snapshot, state: 'interrupted' };
+}
+
+/** Removes a run this process created and still holds, whose launch failed before it started. */
+export function abandon(runDir: string, release: () => void): void {
+  try {
+    removeRunDirectory(runDir);
+  } catch {
+    // what is left has no lock owner and reads as interrupted; resuming it replays nothing
+  } finally {
+    release();
+  }
+}
+
+/** The engine's own entries of a run directory, beside the store's. */
+const ENGINE_ENTRIES: ReadonlyMap<string, EntryType> = new Map([
+  [CALLS_FILE, 'regular file'],
+  [EVENTS_FILE, 'regular file'],
+  [SYSTEM_PROMPTS_FILE, 'regular file'],
+  [SYSTEM_PROMPTS_DIR, 'directory'],
+]);
+
+/**
+ * Refuses a damaged run (a link, a FIFO or a device in place of one of its
+ * files or folders) with `RUN_NOT_FOUND`, `details.reason: "damaged"`, naming
+ * the entry: before a resume or a retry reads or writes anything of it.
+ */
+export function checkStoredRun(runDir: string): void {
+  checkRunDirectory(runDir, ENGINE_ENTRIES);
 }

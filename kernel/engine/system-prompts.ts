@@ -9,9 +9,8 @@
  * forever) but not fsynced: like agent progress, a power loss may lose them.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../store/index.js';
+import { dirname, join } from 'node:path';
+import { appendRegular, checkDirectories, entryKind, makeDirectory, writeFailed, writeFileAtomic } from '../store/index.js';
 
 export const SYSTEM_PROMPTS_FILE = 'system-prompts.json';
 export const SYSTEM_PROMPTS_DIR = '.system-prompts';
@@ -27,12 +26,19 @@ export interface SystemPromptRecord {
 const known = new Map<string, Set<string>>();
 const KNOWN_LIMIT = 64;
 
+/** Creates the body directory and the index header once per run dir; never through a link (store safe-fs). */
 function storedBodies(runDir: string): Set<string> {
   const cached = known.get(runDir);
   if (cached) return cached;
-  mkdirSync(join(runDir, SYSTEM_PROMPTS_DIR), { recursive: true, mode: 0o700 });
+  const dir = join(runDir, SYSTEM_PROMPTS_DIR);
+  try {
+    checkDirectories(dirname(runDir), runDir);
+    makeDirectory(dir, 0o700);
+  } catch (error) {
+    throw writeFailed(dir, error);
+  }
   const index = join(runDir, SYSTEM_PROMPTS_FILE);
-  if (!existsSync(index)) writeFileSync(index, `${JSON.stringify({ version: 2 })}\n`, { mode: 0o600 });
+  if (entryKind(index) === undefined) appendRegular(index, `${JSON.stringify({ version: 2 })}\n`, 0o600);
   const bodies = new Set<string>();
   if (known.size >= KNOWN_LIMIT) known.delete(known.keys().next().value as string);
   known.set(runDir, bodies);
@@ -44,9 +50,10 @@ export function recordSystemPrompt(runDir: string, record: SystemPromptRecord, p
   const bodies = storedBodies(runDir);
   if (!bodies.has(sha256)) {
     const body = join(runDir, SYSTEM_PROMPTS_DIR, `${sha256}.txt`);
-    if (!existsSync(body)) writeFileAtomic(body, prompt, 0o600, { durable: false });
+    // A body already there is the same text (its name is its hash); anything else there is replaced by the rename, never followed.
+    if (entryKind(body) !== 'regular file') writeFileAtomic(body, prompt, 0o600, { durable: false, within: runDir });
     bodies.add(sha256);
   }
-  appendFileSync(join(runDir, SYSTEM_PROMPTS_FILE), `${JSON.stringify({ ...record, sha256, at: new Date().toISOString() })}\n`);
+  appendRegular(join(runDir, SYSTEM_PROMPTS_FILE), `${JSON.stringify({ ...record, sha256, at: new Date().toISOString() })}\n`, 0o600);
   return sha256;
 }

@@ -25,8 +25,11 @@ export function isNode(value: unknown): value is Node {
 /** Direct child nodes in source order of their fields (the parser emits fields in source order). */
 export function childNodes(node: Node): Node[] {
   const children: Node[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'type') continue;
+  const fields = node as unknown as Record<string, unknown>;
+  // `for...in` over the parser's plain objects: no [key, value] pair per field (the preflight walks every node several times).
+  for (const key in fields) {
+    const value = fields[key];
+    if (key === 'type' || value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
       for (const item of value as unknown[]) if (isNode(item)) children.push(item);
     } else if (isNode(value)) {

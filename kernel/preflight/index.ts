@@ -14,13 +14,21 @@ import type { StaticAgentOptions } from './inspect.js';
 import { globalsOf } from './names.js';
 import { neutralize, sesRejection } from './normalize.js';
 import { PROGRAM_PREFIX, PROGRAM_SUFFIX, parseScript } from './parse.js';
-import { LineIndex, syntaxError } from './position.js';
+import { LineIndex, syntaxError, type Position } from './position.js';
 import { checkRacing } from './racing.js';
 import { checkNames, checkSyntax } from './rules.js';
 import { analyzeScopes } from './scope.js';
 import { collectSites, siteEdits } from './sites.js';
+import { checkDeterminism } from './determinism.js';
+import { checkFloating } from './floating.js';
+import { checkShapes } from './shapes.js';
+import { defaultExportEdits } from './default-export.js';
+import type { WorkflowMeta } from './module-syntax.js';
+import { agentOptionKeys } from './option-keys.js';
+import { SCRIPT_LANGUAGE } from '../script-language.js';
 
 export { SITE_MARKER } from './names.js';
+export type { WorkflowMeta } from './module-syntax.js';
 export type { StaticAgentOptions } from './inspect.js';
 export { functionAgentOptions, functionSource, launchInspectionOptions } from './inspect.js';
 
@@ -33,6 +41,13 @@ export interface PreflightOptions {
   readonly unavailable?: ReadonlyMap<string, string>;
   /** The plugins' primitives whose calls are effects (`effect` and `scope` kinds: evidence, checkpoint, withWorktree ...): called directly only, and under the race rule like agent and shell. */
   readonly effects?: readonly string[];
+  /**
+   * The run's script language (kernel/engine/snapshot.ts SCRIPT_LANGUAGE;
+   * default the current one). A stored script of language 1 is compiled
+   * without the rules added since (clocks, floating calls, call shapes), so
+   * runs launched before them still resume and retry.
+   */
+  readonly language?: number;
 }
 
 export interface CallSite {
@@ -55,6 +70,11 @@ export interface PreflightResult {
   /** Sorted unique registered function names called. */
   readonly functionCalls: readonly string[];
   readonly staticAgentOptions: readonly StaticAgentOptions[];
+  /** `export const meta = { ... }`: the fields a run uses. */
+  readonly meta?: WorkflowMeta;
+  /** Option names written in object literals of agent, create and send calls → their call sites (option-keys.ts). */
+  readonly agentOptionKeys: Readonly<Record<string, readonly string[]>>;  /** The script's line and column of a 1-based position in `program` (a script error's frame). */
+  locate(line: number, column: number): Position | undefined;
 }
 
 /**
@@ -106,9 +126,15 @@ function check(source: string, options: PreflightOptions): PreflightResult {
   const analysis = analyzeScopes(body);
   const parents = parentMap(body);
   checkNames(analysis, globals, parents, lines);
+  const current = (options.language ?? SCRIPT_LANGUAGE) >= SCRIPT_LANGUAGE;
+  if (current) checkDeterminism(body, analysis, lines);
   const sites = collectSites(body, analysis, globals, lines);
-  checkRacing(body, sites, parents, analysis, lines, globals.effects);
-  const edits = [...neutralize(parsed), ...siteEdits(text, sites)];
+  if (current) checkShapes(sites, text, lines);
+  checkRacing(body, sites, parents, analysis, lines, globals.effects, text);
+  if (current) checkFloating(sites, parents, analysis, globals.effects);
+  const { defaultExport, meta } = parsed.forms;
+  const mainEdits = defaultExport === undefined ? [] : defaultExportEdits(body, defaultExport, analysis, parents, lines, text.length);
+  const edits = [...neutralize(parsed), ...siteEdits(text, sites), ...mainEdits];
   const program = PROGRAM_PREFIX + applyEdits(text, edits) + PROGRAM_SUFFIX;
   checkProgram(program, edits, lines);
   const callSites: Record<string, CallSite> = {};
@@ -121,7 +147,21 @@ function check(source: string, options: PreflightOptions): PreflightResult {
     toolNames: facts.toolNames,
     functionCalls: facts.functionCalls,
     staticAgentOptions: facts.staticAgentOptions,
+    ...(meta === undefined ? {} : { meta }),
+    agentOptionKeys: agentOptionKeys(sites),
+    locate: programLocator(program, edits, lines),
   });
+}
+
+/** Program positions back to the source (the program's lines are built once, on the first error). */
+function programLocator(program: string, edits: readonly Edit[], lines: LineIndex): (line: number, column: number) => Position | undefined {
+  let programLines: LineIndex | undefined;
+  return (line, column) => {
+    programLines ??= new LineIndex(program);
+    const offset = programLines.offset({ line, column }) - PROGRAM_PREFIX.length;
+    if (offset < 0) return undefined;
+    return lines.position(originalOffset(edits, offset));
+  };
 }
 
 /** The program must pass ses's text checks and compile as strict code; errors point into the source. */

@@ -264,6 +264,17 @@ function staticValue(node: Node): Static<JsonValue> {
   }
 }
 
+/** The JSON value of a literal expression (strings, finite numbers, booleans, null, templates without `${}`, arrays and objects of them), or undefined. */
+export function literalValue(node: Node): JsonValue | undefined {
+  const value = staticValue(node);
+  return value === DYNAMIC ? undefined : value;
+}
+
+/** The name of a plain property key (identifier, string or number), or undefined. */
+export function propertyKey(key: estree.Property['key']): string | undefined {
+  return keyName(key);
+}
+
 /** JSON with sorted keys: equal option objects get equal text. */
 function canonical(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;

@@ -9,20 +9,24 @@ import { span, walk } from './ast.js';
 import type { estree, Node } from './ast.js';
 import { LineIndex, syntaxError } from './position.js';
 import { forbiddenSyntax } from './rules.js';
+import { moduleForms, type ModuleForms } from './module-syntax.js';
 
 export const PROGRAM_PREFIX = '(async () => {';
 export const PROGRAM_SUFFIX = '\n})()';
 
 export interface ParsedScript {
-  /** The source with a leading hashbang turned into a line comment of the same length. */
+  /** The source with a leading hashbang turned into a line comment and module forms blanked (module-syntax.ts): same length and lines. */
   readonly text: string;
   readonly lines: LineIndex;
   /** The function body the script is; node offsets are relative to `text`. */
   readonly body: estree.BlockStatement;
+  /** `export const meta` and `export default`, when the script has them. */
+  readonly forms: Omit<ModuleForms, 'text'>;
 }
 
 export function parseScript(source: string): ParsedScript {
-  const text = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+  const hashless = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+  const { text, ...forms } = moduleForms(hashless, new LineIndex(hashless));
   const lines = new LineIndex(text);
   const wrapped = PROGRAM_PREFIX + text + PROGRAM_SUFFIX;
   let program: estree.Program;
@@ -43,7 +47,7 @@ export function parseScript(source: string): ParsedScript {
     located.start -= PROGRAM_PREFIX.length;
     located.end -= PROGRAM_PREFIX.length;
   });
-  return { text, lines, body };
+  return { text, lines, body, forms };
 }
 
 /** The wrapper's own function body, or undefined when the source broke out of it. */

@@ -6,7 +6,7 @@
  * loop unless the loop awaits it before the next iteration.
  */
 import { isFunction, logicalParent, memberName, span } from './ast.js';
-import type { estree, Node, Parents } from './ast.js';
+import type { estree, FunctionNode, Node, Parents } from './ast.js';
 import { chainRaces } from './chains.js';
 import { ITERATION_METHODS } from './names.js';
 import { syntaxError, type LineIndex } from './position.js';
@@ -16,11 +16,11 @@ import type { Site } from './sites.js';
 const REMEDY = 'calls from one call site must not race; use parallel(...) or pipeline(...) for concurrent work';
 
 /** `effects`: the primitives whose calls are effects; every registered function, tool and send is one. */
-export function checkRacing(body: estree.BlockStatement, sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, lines: LineIndex, effects: ReadonlySet<string>): void {
+export function checkRacing(body: estree.BlockStatement, sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, lines: LineIndex, effects: ReadonlySet<string>, text = ''): void {
   const racing = sites.filter((site) => site.kind !== 'primitive' || effects.has(site.callee));
   for (const site of racing) {
     const problem = racingProblem(site, parents, analysis);
-    if (problem !== undefined) throw syntaxError(site, `${problem}: ${REMEDY}`);
+    if (problem !== undefined) throw syntaxError(site, `${problem.what}: ${problem.callback ? concurrentForm(site, problem.callback, parents, text) : REMEDY}`);
   }
   const [race] = chainRaces(body, racing, parents, analysis, (node) => lines.position(span(node).start).line);
   if (race !== undefined) {
@@ -32,7 +32,29 @@ export function checkRacing(body: estree.BlockStatement, sites: readonly Site[],
   }
 }
 
-function racingProblem(site: Site, parents: Parents, analysis: ScopeAnalysis): string | undefined {
+/**
+ * The keyed form of an iteration callback's calls: one `parallel` branch per
+ * element, named from the source when it is short (`xs.map((x) => ...)`).
+ */
+function concurrentForm(site: Site, callback: FunctionNode, parents: Parents, text: string): string {
+  const owner = parents.get(callback);
+  const receiver = owner?.type === 'CallExpression' && owner.callee.type === 'MemberExpression' ? owner.callee.object : undefined;
+  const source = receiver === undefined ? '' : text.slice(span(receiver).start, span(receiver).end);
+  const items = /^[\w$.]{1,40}$/.test(source) ? source : 'items';
+  const name = /^[\w$]+$/.test(items) ? items : 'items';
+  const first = callback.params[0];
+  const item = first?.type === 'Identifier' ? first.name : 'item';
+  const call = `${site.kind === 'send' ? 'handle.send' : site.callee}(...)`;
+  return `calls from one call site must not race; give each element a key of its own: await parallel('${name}', ${items}.map((${item}) => () => ${call})) (one branch per element), or await the calls one at a time in a for...of loop`;
+}
+
+interface RacingProblem {
+  readonly what: string;
+  /** The iteration callback the call is in, when it is in one. */
+  readonly callback?: FunctionNode;
+}
+
+function racingProblem(site: Site, parents: Parents, analysis: ScopeAnalysis): RacingProblem | undefined {
   const call = `${site.kind === 'send' ? '.send' : site.callee}(...)`;
   let child: Node = site.call;
   let parent = parents.get(child);
@@ -43,18 +65,18 @@ function racingProblem(site: Site, parents: Parents, analysis: ScopeAnalysis): s
     parent = parents.get(parent);
   }
   if (inLoop && logicalParent(site.call, parents)?.type !== 'AwaitExpression') {
-    return `${call} in a loop must be awaited directly (await ${call})`;
+    return { what: `${call} in a loop must be awaited directly (await ${call})` };
   }
   if (parent === undefined || !isFunction(parent)) return undefined;
   const owner = parents.get(parent);
   if (owner?.type === 'NewExpression' && owner.arguments[0] === parent && isGlobal(owner.callee, 'Promise', analysis)) {
-    return `${call} in a new Promise(...) executor`;
+    return { what: `${call} in a new Promise(...) executor` };
   }
   if (owner?.type !== 'CallExpression' || !owner.arguments.includes(parent as estree.Expression)) return undefined;
   const method = memberName(owner.callee);
   if (method === undefined || owner.callee.type !== 'MemberExpression') return undefined;
-  if (ITERATION_METHODS.has(method)) return `${call} in a .${method}(...) callback`;
-  if (method === 'from' && isGlobal(owner.callee.object, 'Array', analysis)) return `${call} in an Array.from(...) callback`;
+  if (ITERATION_METHODS.has(method)) return { what: `${call} in a .${method}(...) callback`, callback: parent };
+  if (method === 'from' && isGlobal(owner.callee.object, 'Array', analysis)) return { what: `${call} in an Array.from(...) callback` };
   return undefined;
 }
 

@@ -6,6 +6,7 @@ import { memberName, span, walk } from './ast.js';
 import type { estree, Node, Parents } from './ast.js';
 import type { Globals } from './names.js';
 import { RESERVED_PREFIX } from './names.js';
+import { globalAdvice, moduleAdvice } from './advice.js';
 import type { LineIndex } from './position.js';
 import { syntaxError } from './position.js';
 import type { ScopeAnalysis } from './scope.js';
@@ -14,11 +15,11 @@ import type { ScopeAnalysis } from './scope.js';
 export function forbiddenSyntax(node: Node): string | undefined {
   switch (node.type) {
     case 'ImportDeclaration':
-      return 'import declarations are not allowed in workflow scripts; use the workflow primitives and registered functions';
+      return `import declarations are not allowed in workflow scripts (a script has no modules): ${moduleAdvice(String(node.source.value))}`;
     case 'ExportNamedDeclaration':
     case 'ExportDefaultDeclaration':
     case 'ExportAllDeclaration':
-      return 'export declarations are not allowed in workflow scripts; return the workflow result instead';
+      return 'export declarations are not allowed here: a script may begin with "export const meta = { ... }" and export a default function at its top level; otherwise remove the word "export"';
     case 'ImportExpression':
       return 'dynamic import() is not allowed in workflow scripts';
     case 'MetaProperty':
@@ -59,11 +60,25 @@ function globalProblem(identifier: estree.Identifier, globals: Globals, parents:
   if (!globals.allowed.has(name)) {
     const missing = globals.unavailable.get(name);
     if (missing !== undefined) return `"${name}" is provided by ${missing}`;
-    return `"${name}" is not defined in workflow scripts: a script can use its own declarations, the workflow primitives, registered functions and standard JavaScript builtins`;
+    return notDefined(identifier, globals, parents);
   }
   if (name === 'tools') return isToolCall(identifier, parents) ? undefined : toolsMisuse(identifier, parents);
   if (globals.direct.has(name)) return directUseProblem(identifier, parents);
   return undefined;
+}
+
+/** "Not defined", with the way out: what to use instead, or the registered functions when it is called. */
+function notDefined(identifier: estree.Identifier, globals: Globals, parents: Parents): string {
+  const { name } = identifier;
+  const advice = globalAdvice(name);
+  if (advice !== undefined) return `"${name}" is not defined in workflow scripts: ${advice}`;
+  const parent = parents.get(identifier);
+  if (parent?.type === 'CallExpression' && parent.callee === identifier) {
+    const functions = [...globals.functions].sort();
+    const registered = functions.length === 0 ? 'no workflow function is registered in this host' : `the registered functions are ${functions.join(', ')}`;
+    return `"${name}" is not defined in workflow scripts: it is not a workflow primitive or a registered function (${registered}; workflow_catalog lists them), nor declared in the script`;
+  }
+  return `"${name}" is not defined in workflow scripts: a script can use its own declarations, the workflow primitives, registered functions and standard JavaScript builtins`;
 }
 
 function directUseProblem(identifier: estree.Identifier, parents: Parents): string | undefined {

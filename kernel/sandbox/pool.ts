@@ -10,11 +10,13 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
+import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import { encodeJson } from '../json-encode.js';
 import { createAjv } from '../json-schema.js';
+import type { PromptSyntax } from '../template.js';
 import { LineReader } from './lines.js';
+import { scriptFailure, type Locate } from './script-failure.js';
 import { Monitor, type Runaway } from './monitor.js';
 import { sandboxLaunch } from './launch.js';
 import { WORKER_MESSAGE_SCHEMA, replyLine, type CallMessage, type CallOutcome, type ErrorPayload, type GlobalSpec, type HostMessage, type ReplayEntry, type WorkerMessage } from './protocol.js';
@@ -60,6 +62,10 @@ export interface ScriptSpec {
   readonly replay?: readonly ReplayEntry[];
   readonly args: JsonValue;
   readonly globals: readonly GlobalSpec[];
+  /** `prompt`'s template syntax; default `braces` (script language 2). */
+  readonly promptSyntax?: PromptSyntax;
+  /** Maps a program position to the script's line and column (the preflight's `locate`). */
+  readonly locate?: Locate;
 }
 
 export interface ScriptExecution {
@@ -69,9 +75,8 @@ export interface ScriptExecution {
   terminate(): Promise<void>;
 }
 
-export function errorFromPayload(payload: ErrorPayload): WorkflowError {
-  if (isWorkflowErrorCode(payload.code)) return new WorkflowError(payload.code, payload.message, payload.details);
-  return new WorkflowError('INTERNAL_ERROR', `Workflow script failed: ${payload.message}`, { reason: 'script_error' });
+export function errorFromPayload(payload: ErrorPayload, locate?: Locate): WorkflowError {
+  return scriptFailure(payload, locate);
 }
 
 const validateMessage = createAjv({ discriminator: true, allErrors: false }).compile(WORKER_MESSAGE_SCHEMA);
@@ -293,7 +298,7 @@ export class SandboxPool {
         );
       sandbox.attach({
         message: (message) => {
-          if (!done) this.#handle(message, handlers, sandbox, finish, () => monitor?.pong());
+          if (!done) this.#handle(message, handlers, sandbox, finish, () => monitor?.pong(), spec.locate);
         },
         exit: () => {
           const memory = /heap out of memory|Fatal process out of memory|invalid (?:array|table) size|Reached heap limit/i.test(sandbox.stderr);
@@ -319,6 +324,7 @@ export class SandboxPool {
             sites: spec.sites,
             args: spec.args,
             globals: spec.globals,
+            promptSyntax: spec.promptSyntax ?? 'braces',
             maxValueBytes: this.limits.maxValueBytes,
             replay: spec.replay ?? [],
           });
@@ -341,6 +347,7 @@ export class SandboxPool {
     sandbox: SandboxProcess,
     finish: (error: WorkflowError | undefined, value?: JsonValue) => void,
     pong: () => void,
+    locate?: Locate,
   ): void {
     const fail = (error: unknown): void => finish(error instanceof WorkflowError ? error : errorFromPayload(payloadFromError(error)));
     switch (message.t) {
@@ -382,7 +389,7 @@ export class SandboxPool {
       case 'done':
         return finish(undefined, message.value);
       case 'failed':
-        return finish(errorFromPayload(message.error));
+        return finish(errorFromPayload(message.error, locate));
       case 'stalled':
         return finish(new WorkflowError('INTERNAL_ERROR', 'The workflow script is waiting on a promise that can never settle', { reason: 'never_settles' }));
       default:

@@ -5,6 +5,7 @@
  * so every value that crosses is plain JSON within the size and depth limits.
  */
 import type { JsonValue } from '../json.js';
+import type { PromptSyntax } from '../template.js';
 
 /** How the sandbox exposes one global to the script. */
 export type GlobalKind =
@@ -26,10 +27,17 @@ export interface GlobalSpec {
   readonly kind: GlobalKind;
 }
 
+export interface SourcePosition {
+  readonly line: number;
+  readonly column: number;
+}
+
 export interface ErrorPayload {
   readonly code?: string;
   readonly message: string;
   readonly details?: Readonly<Record<string, unknown>>;
+  /** Where in the evaluated program the script's innermost frame was when it threw (1-based), when it was in the script. */
+  readonly at?: SourcePosition;
 }
 
 /**
@@ -63,6 +71,8 @@ export interface StartMessage {
   readonly sites: Readonly<Record<string, string>>;
   readonly args: JsonValue;
   readonly globals: readonly GlobalSpec[];
+  /** `prompt`'s template syntax (kernel/template.ts): `legacy` for runs of script language 1. */
+  readonly promptSyntax: PromptSyntax;
   readonly maxValueBytes: number;
   readonly replay: readonly ReplayEntry[];
 }
@@ -142,7 +152,17 @@ const SCOPE = { type: 'array', items: { type: 'string' }, maxItems: 10_000 } as 
 const ERROR = {
   type: 'object',
   required: ['message'],
-  properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    details: { type: 'object' },
+    at: {
+      type: 'object',
+      required: ['line', 'column'],
+      additionalProperties: false,
+      properties: { line: { type: 'integer', minimum: 1 }, column: { type: 'integer', minimum: 1 } },
+    },
+  },
 } as const;
 const CALL_FIELDS = { op: { type: 'string', minLength: 1 }, site: { type: 'string' }, scope: SCOPE, key: { type: 'string', minLength: 1 }, args: { type: 'array' } } as const;
 

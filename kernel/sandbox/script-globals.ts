@@ -5,7 +5,7 @@
  * `parallel`/`pipeline` open structural scopes, and the call-site marker,
  * which only the preflight's rewritten program can reach, names each call.
  */
-import { renderPrompt } from '../template.js';
+import { renderPrompt, type PromptSyntax } from '../template.js';
 import { StructureRunner } from '../structure.js';
 import type { Calls } from './calls.js';
 import { currentScope, runInScope } from './causality.js';
@@ -24,6 +24,8 @@ export interface ScriptGlobalsDeps {
   readonly sites: Readonly<Record<string, string>>;
   readonly args: unknown;
   readonly globals: readonly GlobalSpec[];
+  /** The run's `prompt` template syntax (kernel/template.ts). */
+  readonly promptSyntax: PromptSyntax;
 }
 
 export interface ScriptGlobals {
@@ -112,9 +114,10 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
     lockdown: blocked('lockdown'),
     harden: blocked('harden'),
     args: deps.args,
-    parallel: (name: unknown, tasks: unknown) => structures.parallel(name, tasks),
-    pipeline: (name: unknown, items: unknown, stages: unknown) => structures.pipeline(name, items, stages),
-    prompt: (template: unknown, values?: unknown) => renderPrompt(template, values, (message) => workflowError('INVALID_METADATA', message)),
+    // The site names a call that gives no name (`parallel([...])`).
+    parallel: (...args: unknown[]) => structures.parallelAt(takeSite('parallel'), args),
+    pipeline: (...args: unknown[]) => structures.pipelineAt(takeSite('pipeline'), args),
+    prompt: (template: unknown, values?: unknown) => renderPrompt(template, values, (message) => workflowError('INVALID_METADATA', message), deps.promptSyntax),
   };
   for (const { name, kind } of deps.globals) {
     if (kind === 'effect') globals[name] = (...args: unknown[]) => calls.call(name, takeSite(name), currentScope(), args);

@@ -20,12 +20,14 @@ import { startTracking, wrapJoins } from './causality.js';
 import { Calls, nondeterministic } from './calls.js';
 import type { IdleState } from './deliveries.js';
 import { LineReader } from './lines.js';
-import type { HostMessage, StartMessage, WorkerMessage } from './protocol.js';
+import type { HostMessage, SourcePosition, StartMessage, WorkerMessage } from './protocol.js';
 import { buildScriptGlobals } from './script-globals.js';
 import { boundaryError, errorPayload, type ScriptError } from './script-errors.js';
 
 declare const lockdown: (options?: Record<string, string>) => void;
 declare const harden: <T>(value: T) => T;
+/** ses's reader of an error's stack in the start compartment. */
+declare const getStackString: ((error: Error) => string) | undefined;
 declare class Compartment {
   constructor(options: { globals: Record<string, unknown>; __options__: true });
   readonly globalThis: Record<string, unknown>;
@@ -127,14 +129,43 @@ function onIdle(state: IdleState): void {
   if (!state.replaying && state.waiting === 0) settle({ t: 'stalled' });
 }
 
+/** Length of the text evaluated before the program on its first line. */
+let headLength = 0;
+
+/**
+ * Where the script was when it threw: the innermost frame of the evaluated
+ * program in the error's stack (the realm hides stacks from the script; the
+ * start compartment reads them with ses's getStackString). Frames of the
+ * sandbox's own code are files; the program's are `<anonymous>`.
+ */
+function scriptPosition(error: unknown): { at?: SourcePosition } {
+  if (!(error instanceof Error) || typeof getStackString !== 'function') return {};
+  let stack: string;
+  try {
+    stack = getStackString(error);
+  } catch {
+    return {};
+  }
+  for (const frame of stack.split('\n')) {
+    const found = /<anonymous>:(\d+):(\d+)\)$/.exec(frame.trim());
+    if (found === null) continue;
+    const line = Number(found[1]);
+    const column = Number(found[2]) - (line === 1 ? headLength : 0);
+    return line >= 1 && column >= 1 ? { at: { line, column } } : {};
+  }
+  return {};
+}
+
 function start(message: StartMessage): void {
   calls = new Calls({ post: postLine, queue: queueLine, fatal, maxValueBytes: message.maxValueBytes, replay: message.replay }, onIdle);
   let completion: Promise<unknown>;
   try {
-    const { globals, marker } = buildScriptGlobals({ calls, post: queueLine, sites: message.sites, args: message.args, globals: message.globals });
+    const { globals, marker } = buildScriptGlobals({ calls, post: queueLine, sites: message.sites, args: message.args, globals: message.globals, promptSyntax: message.promptSyntax });
     const compartment = new Compartment({ globals: harden(globals), __options__: true });
     harden(compartment.globalThis);
-    const wrapper = compartment.evaluate(`(function () { 'use strict'; return (${message.marker}) => ${message.program}; })`) as () => (marker: unknown) => unknown;
+    const head = `(function () { 'use strict'; return (${message.marker}) => `;
+    headLength = head.length;
+    const wrapper = compartment.evaluate(`${head}${message.program}; })`) as () => (marker: unknown) => unknown;
     const program = Reflect.apply(wrapper, undefined, []);
     completion = Promise.resolve(program(marker));
   } catch (error) {
@@ -146,7 +177,7 @@ function start(message: StartMessage): void {
       if (encoded.ok) settleLine(`{"t":"done","value":${encoded.text}}`);
       else settle({ t: 'failed', error: errorPayload(boundaryError('The workflow result', encoded.failure), detailsOf) });
     },
-    (error: unknown) => settle({ t: 'failed', error: errorPayload(error, detailsOf) }),
+    (error: unknown) => settle({ t: 'failed', error: { ...errorPayload(error, detailsOf), ...scriptPosition(error) } }),
   );
   calls.schedule();
 }

@@ -1,9 +1,9 @@
 /** Atomic file replacement: readers see the old bytes or the new bytes, never a mix. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { WorkflowError, messageOf } from '../errors.js';
-import { FILE_MODE, closeQuietly, fsyncDirectory, removeQuietly, writeAll } from './fs-util.js';
+import { FILE_MODE, removeQuietly } from './fs-util.js';
 import { randomSuffix } from './paths.js';
+import { checkDirectories, closeQuietly, fsyncDirectory, openNew, writeAll, writeFailed } from './safe-fs.js';
 
 /** Temp names: a random tag per process and a counter, so a write costs no entropy. */
 const PROCESS_TAG = randomSuffix();
@@ -16,11 +16,20 @@ export interface AtomicWriteOptions {
    * the newest version.
    */
   readonly durable?: boolean;
+  /**
+   * A directory above the target that must be real all the way down
+   * (typically the run directory): a link between it and the target is
+   * refused, so a planted link cannot redirect the write.
+   */
+  readonly within?: string;
 }
 
 /**
  * Writes `data` to a temp file in the same directory, sets `mode`, fsyncs it
- * and renames it over `target`. The temp file is removed on failure.
+ * and renames it over `target`. The temp file is created exclusively and
+ * never through a link; it is removed on failure. The rename replaces a link
+ * or FIFO at `target` itself, never what a link points to.
+ * @throws STORE_WRITE_FAILED naming the path and the cause
  */
 export function writeFileAtomic(target: string, data: string | Uint8Array, mode: number = FILE_MODE, options: AtomicWriteOptions = {}): void {
   const durable = options.durable ?? true;
@@ -30,7 +39,8 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode:
   const temp = path.join(dir, `.${path.basename(target)}.${PROCESS_TAG}${written.toString(36)}.tmp`);
   let fd: number | undefined;
   try {
-    fd = fs.openSync(temp, 'wx', mode);
+    if (options.within !== undefined) checkDirectories(path.dirname(options.within), dir);
+    fd = openNew(temp, mode);
     writeAll(fd, bytes);
     // Through the descriptor: no second path lookup.
     fs.fchmodSync(fd, mode);
@@ -41,22 +51,20 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode:
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     removeQuietly(temp);
-    throw new WorkflowError('INTERNAL_ERROR', `cannot write ${target}: ${messageOf(error)}`, { path: target }, {
-      cause: error,
-    });
+    throw writeFailed(target, error);
   }
   if (durable) fsyncDirectory(dir);
 }
 
-/** Creates a new file (never replacing one) with `mode`, fsynced. Used inside a directory still under its temp name. */
+/** Creates a new file (never replacing one, never through a link) with `mode`, fsynced. Used inside a directory still under its temp name. */
 export function writeNewFile(target: string, data: string | Uint8Array, mode: number = FILE_MODE): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const fd = fs.openSync(target, 'wx', mode);
+  const fd = openNew(target, mode);
   try {
     writeAll(fd, bytes);
+    fs.fchmodSync(fd, mode);
     fs.fsyncSync(fd);
   } finally {
-    fs.closeSync(fd);
+    closeQuietly(fd);
   }
-  fs.chmodSync(target, mode);
 }

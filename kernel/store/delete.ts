@@ -6,12 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
-import { fsyncDirectory, removeQuietly } from './fs-util.js';
+import { removeQuietly } from './fs-util.js';
 import { findRun, listRuns } from './list.js';
 import type { RunEntry } from './list.js';
 import { acquireRunLock } from './lock.js';
 import { TEMP_PREFIX, TRASH_PREFIX, assertRunId, isValidRunId, randomSuffix } from './paths.js';
 import { readSnapshot } from './run-files.js';
+import { checkDirectory, fsyncDirectory, readDirectory, removeTree } from './safe-fs.js';
 import { snapshotReferences } from './snapshot-fields.js';
 
 export interface DeleteOptions {
@@ -19,7 +20,7 @@ export interface DeleteOptions {
   readonly isDeletable: (snapshot: unknown) => boolean;
 }
 
-export type DeleteSkipReason = 'not_found' | 'active' | 'not_deletable' | 'protected' | 'failed';
+export type DeleteSkipReason = 'not_found' | 'active' | 'not_deletable' | 'protected' | 'damaged' | 'failed';
 
 export interface DeleteSkip {
   readonly runId: string;
@@ -27,6 +28,8 @@ export interface DeleteSkip {
   readonly message: string;
   /** For `protected`: the surviving runs that need this one. */
   readonly dependents?: string[];
+  /** For `damaged`: the entry that is a link, a FIFO or a device. */
+  readonly path?: string;
 }
 
 export interface DeleteResult {
@@ -80,6 +83,7 @@ export function deleteRun(root: string, cwd: string, runId: string, options: Del
   if (skip === undefined) return;
   if (skip.reason === 'not_found') throw new WorkflowError('RUN_NOT_FOUND', skip.message, { reason: 'missing', runId });
   if (skip.reason === 'failed') throw new WorkflowError('INTERNAL_ERROR', skip.message, { runId });
+  if (skip.reason === 'damaged') throw new WorkflowError('RUN_NOT_FOUND', skip.message, { runId, reason: 'damaged', ...(skip.path === undefined ? {} : { path: skip.path }) });
   const details = skip.dependents === undefined
     ? { runId, reason: skip.reason }
     : { runId, reason: skip.reason, dependents: skip.dependents };
@@ -97,8 +101,15 @@ function lockCandidate(
   if (entry === undefined) return { runId, reason: 'not_found', message: `run ${runId} was not found` };
   let release: () => void;
   try {
+    // The run directory and its `runs/` folder must be real: deletion never goes through a link.
+    checkDirectory(path.dirname(entry.runDir));
+    checkDirectory(entry.runDir);
     release = acquireRunLock(entry.runDir);
   } catch (error) {
+    if (isWorkflowError(error) && error.details?.['reason'] === 'damaged') {
+      const entryPath = error.details['path'];
+      return { runId, reason: 'damaged', message: error.message, ...(typeof entryPath === 'string' ? { path: entryPath } : {}) };
+    }
     if (isWorkflowError(error) && error.code === 'RESUME_INCOMPATIBLE') {
       return { runId, reason: 'active', message: `${error.message}; stop it first` };
     }
@@ -108,7 +119,13 @@ function lockCandidate(
     throw error;
   }
   // Reread under the lock: the state may have changed since the directory was found.
-  if (!options.isDeletable(snapshotOrUndefined(entry.runDir))) {
+  const snapshot = snapshotOrError(entry.runDir);
+  if (snapshot instanceof WorkflowError && snapshot.details?.['reason'] === 'damaged') {
+    release();
+    const entryPath = snapshot.details['path'];
+    return { runId, reason: 'damaged', message: snapshot.message, ...(typeof entryPath === 'string' ? { path: entryPath } : {}) };
+  }
+  if (!options.isDeletable(snapshot instanceof WorkflowError ? undefined : snapshot)) {
     release();
     return { runId, reason: 'not_deletable', message: `run ${runId} cannot be deleted in its current state` };
   }
@@ -148,16 +165,23 @@ function protect(all: readonly RunEntry[], held: Map<string, Held>): DeleteSkip[
   return skips;
 }
 
-function snapshotOrUndefined(runDir: string): unknown {
+function snapshotOrError(runDir: string): unknown {
   try {
     return readSnapshot(runDir);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return error instanceof WorkflowError ? error : new WorkflowError('RUN_NOT_FOUND', messageOf(error), { reason: 'corrupt' });
   }
 }
 
-function removeRunDirectory(runDir: string): void {
+/**
+ * Renames the run to trash in its own `runs/` folder (checked real again),
+ * so it vanishes at once, then removes it without following any link.
+ * Callers hold the run's lock.
+ */
+export function removeRunDirectory(runDir: string): void {
   const runsDir = path.dirname(runDir);
+  checkDirectory(runsDir);
+  checkDirectory(runDir);
   const trash = path.join(runsDir, `${TRASH_PREFIX}${path.basename(runDir)}-${randomSuffix()}`);
   fs.renameSync(runDir, trash);
   fsyncDirectory(runsDir);
@@ -165,18 +189,27 @@ function removeRunDirectory(runDir: string): void {
   sweepLeftovers(runsDir);
 }
 
-/** Removes trash from interrupted deletions and temp dirs of crashed creations in one `runs/` folder. */
+/**
+ * Removes trash from interrupted deletions and temp dirs of crashed
+ * creations in one `runs/` folder; a `runs/` folder that is a link is never
+ * listed, and a linked entry is removed itself, never what it points to.
+ */
 function sweepLeftovers(runsDir: string): void {
-  let names: string[];
+  let entries: fs.Dirent[];
   try {
-    names = fs.readdirSync(runsDir);
+    entries = readDirectory(runsDir);
   } catch {
     return;
   }
-  for (const name of names) {
+  for (const { name } of entries) {
     const target = path.join(runsDir, name);
-    if (name.startsWith(TRASH_PREFIX)) removeQuietly(target);
-    else if (name.startsWith(TEMP_PREFIX) && isOlderThan(target, ABANDONED_TEMP_MS)) removeQuietly(target);
+    if (name.startsWith(TRASH_PREFIX) || (name.startsWith(TEMP_PREFIX) && isOlderThan(target, ABANDONED_TEMP_MS))) {
+      try {
+        removeTree(target);
+      } catch {
+        // best effort: the next deletion here tries again
+      }
+    }
   }
 }
 

@@ -1,11 +1,11 @@
 /** Content-addressed evidence: `evidence/<sha256>.txt`, written once and never changed. */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowError, messageOf } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
-import { DIR_MODE, errnoCode } from './fs-util.js';
+import { DIR_MODE, FILE_MODE } from './fs-util.js';
 import { EVIDENCE_DIR } from './paths.js';
+import { READ_LIMITS, checkDirectory, errnoCode, makeDirectory, readRegularIfExists, writeFailed } from './safe-fs.js';
 
 export interface StoredEvidence {
   /** SHA-256 of the UTF-8 bytes, lowercase hex; also the file name. */
@@ -24,10 +24,10 @@ export function writeEvidence(runDir: string, text: string): StoredEvidence {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const dir = path.resolve(runDir, EVIDENCE_DIR);
   const file = path.join(dir, `${sha256}.txt`);
+  ensureEvidenceDir(runDir, dir);
   const existing = readExisting(file);
   if (existing === undefined) {
-    ensureEvidenceDir(runDir, dir);
-    writeFileAtomic(file, bytes);
+    writeFileAtomic(file, bytes, FILE_MODE, { within: runDir });
   } else if (!existing.equals(bytes)) {
     throw new WorkflowError('INTERNAL_ERROR', `evidence artifact ${file} was modified: its bytes no longer match its SHA-256`, {
       path: file,
@@ -39,9 +39,9 @@ export function writeEvidence(runDir: string, text: string): StoredEvidence {
 
 function readExisting(file: string): Buffer | undefined {
   try {
-    return fs.readFileSync(file);
+    return readRegularIfExists(file, READ_LIMITS.evidence);
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
+    if (error instanceof WorkflowError) throw error;
     throw new WorkflowError('INTERNAL_ERROR', `cannot read evidence ${file}: ${messageOf(error)}`, { path: file }, {
       cause: error,
     });
@@ -51,13 +51,12 @@ function readExisting(file: string): Buffer | undefined {
 /** Creates only `evidence/` itself: a vanished run directory must not be recreated by a late write. */
 function ensureEvidenceDir(runDir: string, dir: string): void {
   try {
-    fs.mkdirSync(dir, { mode: DIR_MODE });
-    fs.chmodSync(dir, DIR_MODE);
+    checkDirectory(runDir);
+    makeDirectory(dir, DIR_MODE);
   } catch (error) {
-    if (errnoCode(error) === 'EEXIST') return;
     if (errnoCode(error) === 'ENOENT') {
       throw new WorkflowError('RUN_NOT_FOUND', `run ${path.basename(runDir)} does not exist`, { reason: 'missing', path: runDir });
     }
-    throw error;
+    throw writeFailed(dir, error);
   }
 }

@@ -22,19 +22,36 @@ export {
 } from './paths.js';
 export { DIR_MODE, FILE_MODE, READ_ONLY_MODE } from './fs-util.js';
 export { writeFileAtomic } from './atomic.js';
-export { createRunDirectory } from './run-dir.js';
+export { createLockedRunDirectory, createRunDirectory } from './run-dir.js';
 export type { CreateRunOptions } from './run-dir.js';
-export { readRunSource, readSnapshot, writeResult, writeSnapshot } from './run-files.js';
+export { readResultText, readRunSource, readSnapshot, writeResult, writeSnapshot } from './run-files.js';
 export type { WrittenFile } from './run-files.js';
 export { openJournal, readJournal } from './journal.js';
 export type { Journal, JsonRecord, OpenJournalOptions } from './journal.js';
 export { writeEvidence } from './evidence.js';
 export type { StoredEvidence } from './evidence.js';
-export { acquireRunLock, readRunLock } from './lock.js';
+export { acquireRunLock, isOwnerAlive, readRunLock } from './lock.js';
 export type { LockOwner } from './lock.js';
 export { findRun, listRuns } from './list.js';
-export type { RunEntry } from './list.js';
-export { deleteRun, deleteRuns } from './delete.js';
+export type { ListProblem, RunEntry } from './list.js';
+export { removeRunLeftovers } from './leftovers.js';
+export { checkRunDirectory } from './run-check.js';
+export type { EntryType } from './run-check.js';
+export {
+  READ_LIMITS,
+  appendRegular,
+  checkDirectories,
+  checkDirectory,
+  damagedEntry,
+  entryKind,
+  isStoreFault,
+  makeDirectory,
+  readRegular,
+  readRegularIfExists,
+  removeTree,
+  writeFailed,
+} from './safe-fs.js';
+export { deleteRun, deleteRuns, removeRunDirectory } from './delete.js';
 export type { DeleteOptions, DeleteResult, DeleteSkip, DeleteSkipReason } from './delete.js';
 export { isTerminalSnapshot, snapshotReferences, snapshotState } from './snapshot-fields.js';
 export type { AtomicWriteOptions } from './atomic.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import { closeQuietly, errnoCode } from './fs-util.js';
+import { READ_LIMITS, closeQuietly, errnoCode, openRegular, writeFailed } from './safe-fs.js';
 import { compactJson, isJsonObject } from './json-text.js';
 import { JOURNAL_FILE } from './paths.js';
 
@@ -38,10 +38,10 @@ const NEWLINE = 0x0a;
  */
 export function openJournal(runDir: string, options: OpenJournalOptions = {}): Journal {
   const file = path.join(runDir, JOURNAL_FILE);
-  const fd = openJournalFile(runDir, file, fs.constants.O_RDWR | fs.constants.O_APPEND);
+  const { fd, size: fileSize } = openJournalFile(runDir, file, fs.constants.O_RDWR | fs.constants.O_APPEND);
   let loaded: Loaded;
   try {
-    loaded = parse(fs.readFileSync(fd), runDir, file);
+    loaded = parse(readAll(fd, fileSize, file), runDir, file);
     if (loaded.droppedBytes > 0) {
       fs.ftruncateSync(fd, loaded.size);
       fs.fsyncSync(fd);
@@ -76,9 +76,7 @@ export function openJournal(runDir: string, options: OpenJournalOptions = {}): J
         } catch {
           // the torn-record rule still protects the next open
         }
-        throw new WorkflowError('INTERNAL_ERROR', `cannot append to ${file}: ${messageOf(error)}`, { path: file }, {
-          cause: error,
-        });
+        throw writeFailed(file, error);
       }
       size += line.byteLength;
     },
@@ -96,19 +94,21 @@ export function openJournal(runDir: string, options: OpenJournalOptions = {}): J
  */
 export function readJournal(runDir: string): JsonRecord[] {
   const file = path.join(runDir, JOURNAL_FILE);
-  const fd = openJournalFile(runDir, file, fs.constants.O_RDONLY);
+  const { fd, size } = openJournalFile(runDir, file, fs.constants.O_RDONLY);
   try {
-    return parse(fs.readFileSync(fd), runDir, file).records;
+    return parse(readAll(fd, size, file), runDir, file).records;
   } finally {
     closeQuietly(fd);
   }
 }
 
-function openJournalFile(runDir: string, file: string, flags: number): number {
+/** The journal, never through a link, never a FIFO or a device (safe-fs.ts): one open per segment. */
+function openJournalFile(runDir: string, file: string, flags: number): { readonly fd: number; readonly size: number } {
   try {
     // No O_CREAT: a missing journal means a missing or broken run, not an empty one.
-    return fs.openSync(file, flags);
+    return openRegular(file, flags);
   } catch (error) {
+    if (error instanceof WorkflowError) throw error;
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') {
       throw new WorkflowError('RUN_NOT_FOUND', `run ${path.basename(runDir)} has no ${JOURNAL_FILE}`, {
         reason: 'missing',
@@ -117,6 +117,13 @@ function openJournalFile(runDir: string, file: string, flags: number): number {
     }
     throw new WorkflowError('INTERNAL_ERROR', `cannot open ${file}: ${messageOf(error)}`, { path: file }, { cause: error });
   }
+}
+
+function readAll(fd: number, size: number, file: string): Buffer {
+  if (size > READ_LIMITS.journal) {
+    throw new WorkflowError('RUN_NOT_FOUND', `${file} is larger than ${READ_LIMITS.journal} bytes: the run directory is damaged`, { reason: 'damaged', path: file, found: 'oversized file' });
+  }
+  return fs.readFileSync(fd);
 }
 
 interface Loaded {

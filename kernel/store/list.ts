@@ -1,42 +1,59 @@
-/** Finding runs of a project: every session, or one. One bad run never hides the others. */
-import fs from 'node:fs';
+/**
+ * Finding runs of a project: every session, or one. One bad run never hides
+ * the others, and no link is ever entered: a linked session folder, `runs/`
+ * folder or run directory is reported as damaged and skipped.
+ */
 import path from 'node:path';
-import { errnoCode } from './fs-util.js';
-import { assertRunId, assertSessionId, isValidRunId, isValidSessionId, sessionsDirectory } from './paths.js';
+import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
+import { assertRunId, assertSessionId, isValidRunId, isValidSessionId, projectDirectory, sessionsDirectory } from './paths.js';
 import { readSnapshot } from './run-files.js';
+import { checkDirectory, damagedEntry, entryKind, errnoCode, kindOf, readDirectory } from './safe-fs.js';
 
 export interface RunEntry {
   readonly runId: string;
   readonly sessionId: string;
   readonly runDir: string;
-  /** The parsed snapshot, or undefined when it is missing or unreadable (then `error` is set). */
+  /** The parsed snapshot, or undefined when it is missing or unreadable (then `error` and `problem` are set). */
   readonly snapshot: unknown;
-  readonly error?: 'corrupt';
+  /** `damaged`: an entry of the run is a link, a FIFO or a device; `corrupt`: its snapshot is missing or unparsable. */
+  readonly error?: 'corrupt' | 'damaged';
+  /** Why the snapshot could not be read (a typed error naming the entry). */
+  readonly problem?: WorkflowError;
 }
 
+/** Told about every part of the store a listing skipped (a linked `runs/` folder, an unreadable session). */
+export type ListProblem = (error: WorkflowError) => void;
+
 /** All runs of the project at `cwd` (of one session when given), sorted by run id, i.e. by creation time. */
-export function listRuns(root: string, cwd: string, sessionId?: string): RunEntry[] {
+export function listRuns(root: string, cwd: string, sessionId?: string, onProblem?: ListProblem): RunEntry[] {
   if (sessionId !== undefined) assertSessionId(sessionId);
+  const report = onProblem ?? ((): void => undefined);
   const sessionsDir = sessionsDirectory(root, cwd);
-  const sessions = sessionId === undefined ? childDirectories(sessionsDir).filter(isValidSessionId) : [sessionId];
+  const sessions = sessionId === undefined ? sessionNames(root, cwd, report) : [sessionId];
   const entries: RunEntry[] = [];
   for (const session of sessions) {
     const runsDir = path.join(sessionsDir, session, 'runs');
     // Temp and trash names start with a dot, so the id check skips them.
-    for (const runId of childDirectoriesOrNone(runsDir).filter(isValidRunId)) {
+    for (const runId of childDirectories(runsDir, report).filter(isValidRunId)) {
       entries.push(entryFor(runId, session, path.join(runsDir, runId)));
     }
   }
   return entries.sort((a, b) => compare(a.runId, b.runId) || compare(a.sessionId, b.sessionId));
 }
 
-/** The run with `runId` in any session of the project, or undefined. */
+/** The run with `runId` in any session of the project, or undefined. A run found only as a link is refused as damaged. */
 export function findRun(root: string, cwd: string, runId: string): RunEntry | undefined {
   assertRunId(runId);
   const sessionsDir = sessionsDirectory(root, cwd);
-  for (const session of childDirectories(sessionsDir).filter(isValidSessionId).sort(compare)) {
-    const runDir = path.join(sessionsDir, session, 'runs', runId);
-    if (isDirectory(runDir)) return entryFor(runId, session, runDir);
+  for (const session of sessionNames(root, cwd, () => undefined).sort(compare)) {
+    const runsDir = path.join(sessionsDir, session, 'runs');
+    const runDir = path.join(runsDir, runId);
+    const kind = entryKind(runDir);
+    if (kind === undefined) continue;
+    if (kind === 'directory' && safeDirectory(runsDir)) return entryFor(runId, session, runDir);
+    const linked = kind === 'directory' ? runsDir : runDir;
+    const problem = damagedEntry(linked, entryKind(linked) ?? kind, 'directory');
+    return { runId, sessionId: session, runDir, snapshot: undefined, error: 'damaged', problem };
   }
   return undefined;
 }
@@ -44,38 +61,53 @@ export function findRun(root: string, cwd: string, runId: string): RunEntry | un
 function entryFor(runId: string, sessionId: string, runDir: string): RunEntry {
   try {
     return { runId, sessionId, runDir, snapshot: readSnapshot(runDir) };
-  } catch {
-    return { runId, sessionId, runDir, snapshot: undefined, error: 'corrupt' };
-  }
-}
-
-/** Names of real subdirectories (symlinks are not followed out of the store); none when `dir` is missing. */
-function childDirectories(dir: string): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return [];
-    throw error;
+    const problem = isWorkflowError(error) ? (error as WorkflowError) : new WorkflowError('RUN_NOT_FOUND', messageOf(error), { reason: 'corrupt', path: runDir });
+    return { runId, sessionId, runDir, snapshot: undefined, error: problem.details?.['reason'] === 'damaged' ? 'damaged' : 'corrupt', problem };
   }
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 }
 
-/** A session whose folder cannot be read contributes no runs instead of failing the whole listing. */
-function childDirectoriesOrNone(dir: string): string[] {
+/** The project's session folders: real directories only, below a real project and `sessions/` folder. */
+function sessionNames(root: string, cwd: string, report: ListProblem): string[] {
+  const project = projectDirectory(root, cwd);
+  for (const dir of [path.dirname(project), project]) {
+    if (!safeDirectory(dir, report)) return [];
+  }
+  return childDirectories(sessionsDirectory(root, cwd), report).filter(isValidSessionId);
+}
+
+/**
+ * Names of the real subdirectories of `dir` (files are left out; a link, a
+ * FIFO or a device is reported); none when `dir` is missing, unreadable or itself a link.
+ */
+function childDirectories(dir: string, report: ListProblem): string[] {
   try {
-    return childDirectories(dir);
-  } catch {
+    const names: string[] = [];
+    for (const entry of readDirectory(dir)) {
+      if (entry.isDirectory()) names.push(entry.name);
+      // A link, FIFO or device under a session's or run's name is damage; temp names start with a dot.
+      else if (!entry.isFile() && isValidRunId(entry.name)) report(damagedEntry(path.join(dir, entry.name), kindOf(entry), 'directory'));
+    }
+    return names;
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') report(asProblem(dir, error));
     return [];
   }
 }
 
-function isDirectory(target: string): boolean {
+/** True for a real directory; a missing one is false, anything else is reported and false. */
+function safeDirectory(dir: string, report: ListProblem = () => undefined): boolean {
   try {
-    return fs.lstatSync(target).isDirectory();
-  } catch {
+    checkDirectory(dir);
+    return true;
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') report(asProblem(dir, error));
     return false;
   }
+}
+
+function asProblem(dir: string, error: unknown): WorkflowError {
+  return isWorkflowError(error) ? (error as WorkflowError) : new WorkflowError('RUN_NOT_FOUND', `cannot read ${dir}: ${messageOf(error)}`, { reason: 'damaged', path: dir });
 }
 
 function compare(a: string, b: string): number {

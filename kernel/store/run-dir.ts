@@ -5,13 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { WorkflowError, messageOf } from '../errors.js';
+import { WorkflowError } from '../errors.js';
 import { writeNewFile } from './atomic.js';
-import { DIR_MODE, READ_ONLY_MODE, ensurePrivateDir, errnoCode, fsyncDirectory, removeQuietly } from './fs-util.js';
+import { DIR_MODE, READ_ONLY_MODE, ensureStoreDirectory, removeQuietly } from './fs-util.js';
 import { snapshotText } from './json-text.js';
+import { lockFileContent, releaserOf } from './lock.js';
 import {
   EVIDENCE_DIR,
   JOURNAL_FILE,
+  LOCK_FILE,
   SNAPSHOT_FILE,
   SOURCE_FILE,
   TEMP_PREFIX,
@@ -20,6 +22,7 @@ import {
   randomSuffix,
   runsDirectory,
 } from './paths.js';
+import { entryKind, errnoCode, fsyncDirectory, makeDirectory, writeFailed } from './safe-fs.js';
 
 export interface CreateRunOptions {
   readonly root: string;
@@ -34,6 +37,21 @@ export interface CreateRunOptions {
 
 /** Creates `<runs>/<runId>/` whole and returns its path; fails if it already exists. */
 export function createRunDirectory(options: CreateRunOptions): string {
+  return build(options, undefined);
+}
+
+/**
+ * Creates the run already locked by this process (`run.lock` is part of the
+ * directory before it appears), so nobody can see the new run without an
+ * owner or resume it before its launch finished. Returns the lock's release.
+ */
+export function createLockedRunDirectory(options: CreateRunOptions): { readonly runDir: string; readonly release: () => void } {
+  const lock = lockFileContent();
+  const runDir = build(options, lock);
+  return { runDir, release: releaserOf(path.join(runDir, LOCK_FILE), lock) };
+}
+
+function build(options: CreateRunOptions, lock: string | undefined): string {
   const { root, cwd, sessionId, runId, source, snapshot } = options;
   assertSessionId(sessionId);
   assertRunId(runId);
@@ -46,31 +64,39 @@ export function createRunDirectory(options: CreateRunOptions): string {
 
   const runs = runsDirectory(root, cwd, sessionId);
   const target = path.join(runs, runId);
-  ensurePrivateDir(runs);
-  if (fs.existsSync(target)) throw exists(runId, target);
+  try {
+    ensureStoreDirectory(root, runs);
+  } catch (error) {
+    throw writeFailed(runs, error);
+  }
+  if (entryKind(target) !== undefined) throw exists(runId, target);
 
   const temp = path.join(runs, `${TEMP_PREFIX}${runId}-${randomSuffix()}`);
+  // A failed write names the file as the run would hold it (the temp directory is gone by then).
+  const write = (name: string, data: string | Uint8Array, mode?: number): void => {
+    try {
+      writeNewFile(path.join(temp, name), data, mode);
+    } catch (error) {
+      throw writeFailed(path.join(target, name), error);
+    }
+  };
   try {
-    fs.mkdirSync(temp, { mode: DIR_MODE });
-    fs.chmodSync(temp, DIR_MODE);
-    writeNewFile(path.join(temp, SOURCE_FILE), sourceBytes);
+    makeDirectory(temp, DIR_MODE);
     // Read-only: the executed source is immutable for the life of the run.
-    fs.chmodSync(path.join(temp, SOURCE_FILE), READ_ONLY_MODE);
-    writeNewFile(path.join(temp, SNAPSHOT_FILE), snapshotBytes);
-    writeNewFile(path.join(temp, JOURNAL_FILE), '');
-    fs.mkdirSync(path.join(temp, EVIDENCE_DIR), { mode: DIR_MODE });
-    fs.chmodSync(path.join(temp, EVIDENCE_DIR), DIR_MODE);
+    write(SOURCE_FILE, sourceBytes, READ_ONLY_MODE);
+    write(SNAPSHOT_FILE, snapshotBytes);
+    write(JOURNAL_FILE, '');
+    makeDirectory(path.join(temp, EVIDENCE_DIR), DIR_MODE);
+    if (lock !== undefined) write(LOCK_FILE, lock);
     fsyncDirectory(temp);
     // rename(2) silently replaces an empty directory, so check again right before it.
-    if (fs.existsSync(target)) throw exists(runId, target);
+    if (entryKind(target) !== undefined) throw exists(runId, target);
     fs.renameSync(temp, target);
   } catch (error) {
     removeQuietly(temp);
-    if (error instanceof WorkflowError) throw error;
+    if (error instanceof WorkflowError && error.code !== 'RUN_NOT_FOUND') throw error;
     if (errnoCode(error) === 'ENOTEMPTY' || errnoCode(error) === 'EEXIST') throw exists(runId, target);
-    throw new WorkflowError('INTERNAL_ERROR', `cannot create run ${runId}: ${messageOf(error)}`, { runId, path: target }, {
-      cause: error,
-    });
+    throw writeFailed(target, error);
   }
   fsyncDirectory(runs);
   return target;

@@ -26,6 +26,8 @@ export interface PiToolSpec<P extends TSchema, S> {
   readonly label: string;
   readonly description: string;
   readonly promptSnippet?: string;
+  /** Bullets Pi adds to the system prompt's guidelines while the tool is active. */
+  readonly promptGuidelines?: readonly string[];
   readonly parameters: P;
   readonly outputSchema: JsonSchema;
   readonly readOnly?: boolean;
@@ -47,6 +49,7 @@ export function definePiTool<P extends TSchema, S>(spec: PiToolSpec<P, S>, optio
     label: spec.label,
     description: spec.description,
     ...(spec.promptSnippet === undefined ? {} : { promptSnippet: spec.promptSnippet }),
+    ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
     parameters: spec.parameters,
     async execute(toolCallId, params, signal, _onUpdate, ctx) {
       const structured = readsStructuredResults(ctx);

@@ -4,7 +4,7 @@
  * context has room, else the completion descriptor (spec 1 "Other records");
  * a failure or a resumable halt with its error; any other end with its state.
  */
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { DEFAULT_MAX_BYTES, type ContextUsage } from '@earendil-works/pi-coding-agent';
 import type { JsonValue, RunOutcome, RunState } from '../../kernel/index.js';
 
@@ -60,7 +60,7 @@ export function runResult(outcome: RunOutcome, usage: ContextUsage | undefined):
   const { runId, state } = outcome;
   if (state !== 'completed') return { state, runId, ...(outcome.error ? { error: outcome.error } : {}) };
   const resultPath = outcome.resultPath ?? '';
-  const resultBytes = statSync(resultPath).size;
+  const resultBytes = lstatSync(resultPath).size;
   if (fitsInline(resultBytes, usage)) {
     return { state, runId, value: outcome.value ?? null, resultPath, resultBytes, inlined: true };
   }

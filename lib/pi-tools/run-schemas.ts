@@ -12,7 +12,8 @@ import { RUN_STATES, type JsonSchema } from '../../kernel/index.js';
 const string = { type: 'string' } as const;
 const nonNegative = { type: 'integer', minimum: 0 } as const;
 const runError = { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string } } as const;
-const parentRunId = { parentRunId: string } as const;
+/** `parentRunId` of a retry child, and what the launch warned about (`warnings`, also in the run's events). */
+const parentRunId = { parentRunId: string, warnings: { type: 'array', items: string } } as const;
 /** Set on a result that was waited for although a background run was asked for (print and JSON mode). */
 const message = { message: string } as const;
 

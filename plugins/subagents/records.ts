@@ -5,7 +5,7 @@
  * the plugin's own state (progress, effective model, resolved tools). No
  * prompt, transcript or tool data.
  */
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { TERMINAL_RUN_STATES, type AgentState, type FailureInfo, type JsonValue, type LaunchMode, type RunState, type StatusSummary } from '../../kernel/index.js';
 import { PLUGIN_NAME, parseState, ZERO_USAGE, type Usage } from './state.js';
 
@@ -70,7 +70,8 @@ function add(a: Usage, b: Usage): Usage {
 
 function fileBytes(path: string): number {
   try {
-    return statSync(path).size;
+    // lstat: the size of what is there, never of what a planted link points to.
+    return lstatSync(path).size;
   } catch {
     return 0;
   }

@@ -10,9 +10,9 @@
  * end arrives as the follow-up instead, never both.
  */
 import type { ContextUsage } from '@earendil-works/pi-coding-agent';
-import { readFileSync } from 'node:fs';
 import {
   TERMINAL_RUN_STATES,
+  readResultText,
   WorkflowError,
   type JsonValue,
   type RunHandle,
@@ -119,7 +119,7 @@ export class SubagentsSession {
     if (record.result === undefined) return record;
     const { resultPath, resultBytes } = record.result;
     if (!fitsInline(resultBytes, contextUsage ?? this.#options.contextUsage?.())) return { ...record, result: { resultPath, resultBytes, inlined: false } };
-    const value = JSON.parse(readFileSync(resultPath, 'utf8')) as JsonValue;
+    const value = JSON.parse(readResultText(resultPath)) as JsonValue;
     return { ...record, result: { resultPath, resultBytes, inlined: true, value } };
   }
 

@@ -2,12 +2,12 @@
  * What `/subagents` opens of a standalone run's directory, read-only: the
  * prompt (the run's `args.prompt` in snapshot.json), the result
  * (result.json), and the session reference of each attempt (snapshot.json
- * `agentSessions`) for attempt actions. Every read is validated; what cannot
- * be read is named in `problems` instead of hiding the rest.
+ * `agentSessions`) for attempt actions. Every read is bounded, never through
+ * a link or from a FIFO, and validated; what cannot be read is named in
+ * `problems` instead of hiding the rest.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAjv, formatAjvErrors, messageOf, type JsonValue } from '../../kernel/index.js';
+import { READ_LIMITS, createAjv, formatAjvErrors, messageOf, readRegular, readResultText as readStoredResult, type JsonValue } from '../../kernel/index.js';
 
 export interface StoredAttempt {
   readonly attempt: number;
@@ -42,7 +42,7 @@ const validSnapshot = createAjv().compile<StoredSnapshot>({
 export function readStoredSubagent(runDir: string): StoredSubagent {
   let snapshot: unknown;
   try {
-    snapshot = JSON.parse(readFileSync(join(runDir, 'snapshot.json'), 'utf8'));
+    snapshot = JSON.parse(readRegular(join(runDir, 'snapshot.json'), READ_LIMITS.snapshot).toString('utf8'));
   } catch (error) {
     return { attempts: [], problems: [`snapshot.json cannot be read: ${messageOf(error)}`] };
   }
@@ -55,6 +55,6 @@ export function readStoredSubagent(runDir: string): StoredSubagent {
 
 /** The completed value as text: a string as it is, anything else as pretty JSON. */
 export function readResultText(resultPath: string): string {
-  const value = JSON.parse(readFileSync(resultPath, 'utf8')) as JsonValue;
+  const value = JSON.parse(readStoredResult(resultPath)) as JsonValue;
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }

@@ -6,10 +6,10 @@
  * prompts, tool arguments or results, or shell output (spec 1 "Rules",
  * "Events"). Logs are cut to 4 KB, the run's result to a 4 KB preview.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentTree,
+  readResultText,
   LOG_LIMIT_BYTES,
   readCallRecords,
   readRunEvents,
@@ -110,7 +110,7 @@ function cut(text: string, bytes: number): { text: string; truncated: boolean } 
 
 function readResult(path: string): TrajectoryModel['run']['result'] {
   try {
-    const text = readFileSync(path, 'utf8');
+    const text = readResultText(path);
     const preview = cut(text, LOG_LIMIT_BYTES);
     return { bytes: Buffer.byteLength(text), preview: preview.text, truncated: preview.truncated };
   } catch {
@@ -174,7 +174,8 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
   const budget: TrajectoryModel['budget'][number][] = [];
   const logs: TrajectoryModel['logs'][number][] = [];
   const phases: TrajectoryModel['phases'][number][] = [];
-  const warnings: TrajectoryModel['warnings'][number][] = [];
+  // A log the store refused (a link, a FIFO, too large) is shown as a warning naming it.
+  const warnings: TrajectoryModel['warnings'][number][] = [calls.problem, events.problem].flatMap((problem) => (problem === undefined ? [] : [{ at: status.updatedAt, message: cut(problem, LOG_LIMIT_BYTES).text }]));
   for (const entry of events.entries) {
     if (entry.type === 'log') {
       const path = Array.isArray(entry['path']) ? entry['path'].filter((part): part is string => typeof part === 'string') : [];

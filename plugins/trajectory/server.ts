@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CALLS_FILE, EVENTS_FILE, messageOf } from '../../kernel/index.js';
 import { pageHtml, TRAJECTORY_CSS, trajectoryAppScript } from './page.js';
@@ -76,7 +76,8 @@ function fileSignature(runDir: string): string {
   return ['snapshot.json', CALLS_FILE, EVENTS_FILE, 'result.json']
     .map((file) => {
       try {
-        const stat = statSync(join(runDir, file));
+        // lstat: a planted link or FIFO changes nothing here, and is refused when the model reads it.
+        const stat = lstatSync(join(runDir, file));
         return `${stat.size}:${stat.mtimeMs}`;
       } catch {
         return '-';

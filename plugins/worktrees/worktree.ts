@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { WorkflowError } from '../../kernel/index.js';
+import { WorkflowError, entryKind } from '../../kernel/index.js';
 import { git, gitOrUndefined, serialized } from './git.js';
 import { ownedNames } from './names.js';
 import { locateRepo, snapshotCommit } from './repo.js';
@@ -38,9 +38,14 @@ export async function createWorktree(request: CreateRequest): Promise<Created> {
   const { branch, dir } = ownedNames(request.runId, request.name, request.scopePath);
   const parent = join(request.runDir, 'worktrees');
   mkdirSync(parent, { recursive: true, mode: 0o700 });
+  // Never through a planted link: the worktree, and any removal of a leftover, stay inside the run directory.
+  const kind = entryKind(parent);
+  if (kind !== 'directory') throw new WorkflowError('WORKTREE_FAILED', `${parent} is a ${kind ?? 'missing entry'}, not a directory: the run directory is damaged; remove that entry`, { path: parent });
   // The real path, as git and `pwd` report it inside the worktree.
   const path = join(realpathSync(parent), dir);
   return serialized(repo.commonDir, async () => {
+    // A link in the worktree's place is removed itself, never followed.
+    if (entryKind(path) === 'symbolic link') rmSync(path, { force: true });
     // A creation interrupted before its binding was persisted leaves its directory: the callback never ran there.
     if (existsSync(path)) await removeWorktree(repo.top, path, branch);
     const base = await snapshotCommit(repo, `workflow ${request.runId}: uncommitted changes for worktree ${request.name}`);

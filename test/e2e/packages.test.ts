@@ -32,12 +32,15 @@ describe('pi packages', () => {
   let model: ScriptedModel;
   let pi: PiHome;
   let offered: (readonly string[])[];
+  let systems: string[];
   beforeAll(async () => {
     model = await startScriptedModel();
     pi = createPiHome(model);
     offered = [];
-    model.main(({ tools }) => {
+    systems = [];
+    model.main(({ tools, system }) => {
       offered.push(tools);
+      systems.push(system);
       return { text: 'ok' };
     });
     writeFileSync(join(pi.cwd, 'note.txt'), 'a note for tools.read\n');
@@ -75,6 +78,17 @@ describe('pi packages', () => {
     const sources = (readSettings().packages ?? []).map((entry) => resolve(pi.agentDir, typeof entry === 'string' ? entry : entry.source));
     expect(sources).toEqual([resolve(REPO_ROOT), FIXTURE]);
     expect(await toolsOffered()).toEqual(expect.arrayContaining(['workflow', 'workflow_status', 'workflow_resume', 'fixture_host', 'fixture_optional']));
+  });
+
+  it('gives the model the package skill and the workflow tool guidelines that point to it', async () => {
+    await toolsOffered();
+    const system = systems.at(-1) ?? '';
+    // Pi lists package skills by name, description and location.
+    expect(system).toContain('pi-extensible-workflows');
+    expect(system).toContain(join('skills', 'pi-extensible-workflows', 'SKILL.md'));
+    expect(system).toContain('How to write and launch workflow scripts for the workflow tool');
+    expect(system).toContain('Before writing a workflow script, read the pi-extensible-workflows skill (SKILL.md)');
+    expect(system).toContain("never Promise.all over agent calls");
   });
 
   it('a package filter in the settings leaves the optional entry out and keeps the host entry', async () => {

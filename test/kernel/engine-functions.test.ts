@@ -120,7 +120,7 @@ describe('the function context', () => {
           c.phase('inside');
           c.log('from function');
           const sh = await c.shell('echo "$FN_VAR"', { env: { FN_VAR: 'fn-env' } });
-          const text = c.prompt('n={{n}}', { n: 1 });
+          const text = c.prompt('n={n}', { n: 1 });
           const par = await c.parallel('pp', { a: async () => (await c.shell('echo pa')).stdout, b: () => 2 });
           const pipe = await c.pipeline('pl', { i: 1 }, [(v) => (v as number) * 3, (v, key) => `${key}:${String(v)}`]);
           const invoked = await c.invoke('inner', { n: 41 });

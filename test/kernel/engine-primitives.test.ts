@@ -214,17 +214,25 @@ describe('agent', () => {
 
 describe('prompt', () => {
   it('interpolates strings verbatim and other JSON values as pretty JSON', async () => {
-    const outcome = await h.run(`return prompt('A {{ text }} B {{obj}} C {{n}}', { text: 'plain {{obj}}', obj: { k: [1] }, n: 5 });`);
-    expect(outcome.value).toBe('A plain {{obj}} B {\n  "k": [\n    1\n  ]\n} C 5');
+    const outcome = await h.run(`return prompt('A {text} B {obj} C {n} {{n}} { n }', { text: 'plain {obj}', obj: { k: [1] }, n: 5 });`);
+    expect(outcome.value).toBe('A plain {obj} B {\n  "k": [\n    1\n  ]\n} C 5 {n} { n }');
   });
 
   it('a missing value is INVALID_METADATA', async () => {
-    const outcome = await h.run(`return prompt('Hi {{who}}', {});`);
-    expect(outcome.error).toEqual({ code: 'INVALID_METADATA', message: 'prompt has no value for {{who}}' });
+    const outcome = await h.run(`return prompt('Hi {who}', {});`);
+    expect(outcome.error).toMatchObject({
+      code: 'INVALID_METADATA',
+      message: expect.stringContaining('prompt template has the placeholder {who} but no value "who"; pass it in the values object, or write {{who}} for the literal text {who}'),
+    });
+  });
+
+  it('a value no placeholder uses is INVALID_METADATA, naming the single-brace form', async () => {
+    const outcome = await h.run(`return prompt('Hi {{who}}', { who: 'x' });`);
+    expect(outcome.error).toMatchObject({ code: 'INVALID_METADATA', message: expect.stringContaining('prompt value "who" is not used by the template: write {who} where it belongs ({{who}} is the literal text {who}') });
   });
 
   it('an unawaited agent result is refused', async () => {
-    const outcome = await h.run(`const p = agent('x'); const text = prompt('{{v}}', { v: p }); await p; return text;`);
+    const outcome = await h.run(`const p = agent('x'); const text = prompt('{v}', { v: p }); await p; return text;`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');
     expect(outcome.error?.message).toMatch(/is a promise; await it first/);
   });

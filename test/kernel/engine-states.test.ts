@@ -76,9 +76,9 @@ describe('launch to a terminal state', () => {
 
   it('running → failed persists the failure', async () => {
     const outcome = await h.run(`throw new Error('exploded');`);
-    expect(outcome).toMatchObject({ state: 'failed', error: { code: 'INTERNAL_ERROR', message: 'Workflow script failed: Error: exploded' } });
+    expect(outcome).toMatchObject({ state: 'failed', error: { code: 'INTERNAL_ERROR', message: 'Line 1, column 7: Error: exploded' } });
     expect(transitions(outcome.runId)).toEqual(['null>running', 'running>failed']);
-    expect(h.snapshot(outcome.runDir).failure).toEqual({ code: 'INTERNAL_ERROR', message: 'Workflow script failed: Error: exploded', details: { reason: 'script_error' } });
+    expect(h.snapshot(outcome.runDir).failure).toEqual({ code: 'INTERNAL_ERROR', message: 'Line 1, column 7: Error: exploded', details: { reason: 'script_error', line: 1, column: 7 } });
     expect(h.engine.status(h.cwd, outcome.runId).failure?.code).toBe('INTERNAL_ERROR');
   });
 

@@ -3,7 +3,7 @@
  * modes, the immutable source, result.json, snapshot fields, deletion rules
  * and status lookups of missing, corrupt and foreign runs.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, gateStarted, gated, release, thrownBy, waitFor, type Harness } from '../support/engine-harness.js';
@@ -58,7 +58,7 @@ describe('run directory', () => {
     expect(outcome.value).toEqual(value);
   });
 
-  it('a result the store cannot write fails the run; it is never left running', async () => {
+  it('a result the store cannot write halts the run interrupted; once the store is mended, resume completes it', async () => {
     const cwd = h.freshCwd('unwritable');
     const handle = await h.launch(`await shell(${JSON.stringify(gated())}); return { big: 'value' };`, { cwd });
     await gateStarted(cwd);
@@ -66,9 +66,15 @@ describe('run directory', () => {
     mkdirSync(join(handle.runDir, 'result.json'));
     release(cwd);
     const outcome = await handle.outcome;
-    expect(outcome).toMatchObject({ state: 'failed', error: { code: 'INTERNAL_ERROR' } });
+    expect(outcome).toMatchObject({ state: 'interrupted', error: { code: 'STORE_WRITE_FAILED' } });
     expect(outcome.error?.message).toMatch(/cannot write .*result\.json/);
-    expect(h.snapshot(handle.runDir)).toMatchObject({ state: 'failed', failure: { code: 'INTERNAL_ERROR' } });
+    expect(h.snapshot(handle.runDir)).toMatchObject({ state: 'interrupted', failure: { code: 'STORE_WRITE_FAILED', details: { cause: 'EISDIR' } } });
+    // The failure is the store's, never the script's: nothing of it is in the journal.
+    expect(h.journal(handle.runDir).some((record) => record['kind'] === 'failure')).toBe(false);
+    rmSync(join(handle.runDir, 'result.json'), { recursive: true });
+    const resumed = await h.engine.resume(cwd, handle.runId);
+    expect(await resumed.outcome).toMatchObject({ state: 'completed', value: { big: 'value' } });
+    expect(h.snapshot(handle.runDir).failure).toBeUndefined();
   });
 
   it('a result nested deeper than its limit fails with RPC_LIMIT_EXCEEDED; a deep and wide one is stored as JSON', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RESULT_CODES, WORKFLOW_ERROR_CODES, WorkflowError, isWorkflowError, isWorkflowErrorCode } from '../../kernel/errors.js';
+import { RESULT_CODES, RUNTIME_ERROR_CODES, WORKFLOW_ERROR_CODES, WorkflowError, isWorkflowError, isWorkflowErrorCode } from '../../kernel/errors.js';
 
 function specCodes(file: string, section: string): string[] {
   const text = readFileSync(new URL(`../../../shared/spec/${file}`, import.meta.url), 'utf8');
@@ -16,6 +16,13 @@ describe('WorkflowError', () => {
     fromSpec.delete('NOT_FOUND'); // a result object code, never thrown
     fromSpec.add('RUN_NOT_FOUND'); // named under Endpoints (workflow_status)
     expect(fromSpec.size).toBeGreaterThan(20);
+    // Codes of this runtime come on top, each documented in docs/errors.md.
+    const errorsDoc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    for (const code of RUNTIME_ERROR_CODES) {
+      expect(fromSpec.has(code)).toBe(false);
+      expect(errorsDoc).toContain(`| ${code} |`);
+      fromSpec.add(code);
+    }
     expect(new Set(WORKFLOW_ERROR_CODES)).toEqual(fromSpec);
     expect(new Set(WORKFLOW_ERROR_CODES).size).toBe(WORKFLOW_ERROR_CODES.length);
     expect(RESULT_CODES.NOT_FOUND).toBe('NOT_FOUND');

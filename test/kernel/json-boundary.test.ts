@@ -107,7 +107,7 @@ describe('keyed structures', () => {
       ['__proto__', async () => ({ approved: true })],
       ['constructor', async () => 'c'],
     ]);
-    const parallel = await runner.parallel('p', tasks);
+    const parallel = (await runner.parallel('p', tasks)) as Record<string, unknown>;
     expect(Object.keys(parallel)).toEqual(['__proto__', 'constructor']);
     expect(Object.getPrototypeOf(parallel)).toBe(Object.prototype);
     expect((parallel as { approved?: unknown }).approved).toBeUndefined();

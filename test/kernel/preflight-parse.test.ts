@@ -91,7 +91,8 @@ describe('preflight: module syntax (rule 3)', () => {
 
   it('rejects export declarations', () => {
     expectRejected('export const result = 1', 1, 1, 'export declarations are not allowed');
-    expectRejected('const a = 1;\nexport default a', 2, 1, 'export declarations');
+    expectRejected('export { a }\nconst a = 1;', 1, 1, 'export declarations are not allowed');
+    expectRejected('const a = 1;\nexport default a', 2, 1, 'export default must be a function');
   });
 
   it('rejects dynamic import() and import.meta', () => {

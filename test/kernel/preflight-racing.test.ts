@@ -6,7 +6,7 @@ import { PREFLIGHT_OPTIONS, expectRejected } from '../support/preflight.js';
 const OPTIONS = PREFLIGHT_OPTIONS;
 
 function expectRacing(source: string, line: number, column: number, ...mentions: string[]): void {
-  expectRejected(source, line, column, 'use parallel(...) or pipeline(...)', ...mentions);
+  expectRejected(source, line, column, 'calls from one call site must not race', ...mentions);
 }
 
 function expectAccepted(source: string): void {
@@ -17,7 +17,14 @@ const XS = 'const xs = ["a", "b"];\n';
 
 describe('preflight: racing calls from one call site (rule 6)', () => {
   it('rejects effect calls in array iteration callbacks', () => {
-    expectRacing(`${XS}await Promise.all(xs.map((x) => agent(x)))`, 2, 33, 'agent(...) in a .map(...) callback');
+    expectRacing(
+      `${XS}await Promise.all(xs.map((x) => agent(x)))`,
+      2,
+      33,
+      'agent(...) in a .map(...) callback',
+      "give each element a key of its own: await parallel('xs', xs.map((x) => () => agent(...))) (one branch per element), or await the calls one at a time in a for...of loop",
+    );
+    expectRacing(`${XS}const ps = [];\nfor (const x of xs) ps.push(shell('ls'))`, 3, 29, 'use parallel(...) or pipeline(...) for concurrent work');
     expectRacing(`${XS}xs.forEach(async (x) => { await shell(x) })`, 2, 33, 'shell(...) in a .forEach(...) callback');
     expectRacing(`${XS}const r = xs.reduce(async (acc, x) => [...(await acc), await tools.read({ path: x })], []);`, 2, 62, 'tools.read(...) in a .reduce(...) callback');
     expectRacing(`${XS}const found = xs.find((x) => reviewLoop({ x }))`, 2, 30, 'reviewLoop(...) in a .find(...) callback');

@@ -172,7 +172,9 @@ describe('openJournal', () => {
       (realWrite as (...a: unknown[]) => number)(fd, '{"key":"b","par');
       throw Object.assign(new Error('simulated ENOSPC'), { code: 'ENOSPC' });
     }) as typeof fs.writeSync);
-    expect(errorOf(() => journal.append({ key: 'b', partial: true })).message).toContain('simulated ENOSPC');
+    const error = errorOf(() => journal.append({ key: 'b', partial: true }));
+    expect(error).toMatchObject({ code: 'STORE_WRITE_FAILED', details: { path: journalPath, cause: 'ENOSPC' } });
+    expect(error.message).toContain('no space left on the device (ENOSPC)');
     journal.append({ key: 'c' });
     journal.close();
     expect(fs.readFileSync(journalPath, 'utf8')).toBe('{"key":"a"}\n{"key":"c"}\n');

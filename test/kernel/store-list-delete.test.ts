@@ -82,7 +82,7 @@ describe('listRuns and findRun', () => {
     fs.writeFileSync(path.join(runs, 'stray-file'), '');
     expect(listRuns(root, cwd)).toEqual([
       { runId: 'wf-a', sessionId: 's1', runDir: good, snapshot: { runId: 'wf-a', state: 'completed' } },
-      { runId: 'wf-b', sessionId: 's1', runDir: bad, snapshot: undefined, error: 'corrupt' },
+      { runId: 'wf-b', sessionId: 's1', runDir: bad, snapshot: undefined, error: 'corrupt', problem: expect.objectContaining({ code: 'RUN_NOT_FOUND', details: { reason: 'corrupt', path: path.join(bad, 'snapshot.json') } }) },
     ]);
   });
 

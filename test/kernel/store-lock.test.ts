@@ -20,6 +20,7 @@ function compileStore(outDir: string): string {
   const files = [
     ...fs.readdirSync(path.join(repo, 'kernel', 'store')).map((name) => path.join('kernel', 'store', name)),
     path.join('kernel', 'errors.ts'),
+    path.join('kernel', 'process-identity.ts'),
     path.join('kernel', 'json.ts'),
     path.join('kernel', 'json-encode.ts'),
     path.join('kernel', 'states.ts'),

@@ -95,8 +95,8 @@ describe('createRunDirectory', () => {
       realRename(from, to);
     });
     const error = errorOf(() => create());
-    expect(error.code).toBe('INTERNAL_ERROR');
-    expect(error.message).toContain('simulated EIO');
+    expect(error.code).toBe('STORE_WRITE_FAILED');
+    expect(error.message).toContain('I/O error (EIO)');
     expect(sawTempComplete).toBe(true);
     expect(fs.readdirSync(runs)).toEqual([]);
   });
@@ -111,7 +111,7 @@ describe('createRunDirectory', () => {
       if (writes === 2) throw Object.assign(new Error('simulated ENOSPC'), { code: 'ENOSPC' });
       return (realWrite as (...a: unknown[]) => number)(...args);
     }) as typeof fs.writeSync);
-    expect(errorOf(() => create()).message).toContain('simulated ENOSPC');
+    expect(errorOf(() => create())).toMatchObject({ code: 'STORE_WRITE_FAILED', details: { cause: 'ENOSPC' } });
     expect(writes).toBe(2);
     expect(fs.readdirSync(runs)).toEqual([]);
   });

@@ -8,6 +8,7 @@ import { preflight, SITE_MARKER } from '../../kernel/preflight/index.js';
 import type { CallOutcome, SandboxCall, SandboxHandlers, SandboxPool, ScriptExecution } from '../../kernel/sandbox/pool.js';
 import type { GlobalSpec, ReplayEntry } from '../../kernel/sandbox/protocol.js';
 import type { WorkflowError } from '../../kernel/errors.js';
+import type { PromptSyntax } from '../../kernel/template.js';
 
 export const SANDBOX_GLOBALS: GlobalSpec[] = [
   { name: 'agent', kind: 'agent' },
@@ -63,11 +64,20 @@ export function recorder(reply: (call: SandboxCall) => unknown = () => null, seq
   return { calls, notes, replayed, handlers };
 }
 
-export function start(pool: SandboxPool, script: Compiled, handlers: SandboxHandlers, options: { args?: JsonValue; replay?: readonly ReplayEntry[] } = {}): ScriptExecution {
-  return pool.run({ ...script, marker: SITE_MARKER, args: options.args ?? null, globals: SANDBOX_GLOBALS, replay: options.replay ?? [] }, handlers);
+export interface StartOptions {
+  readonly args?: JsonValue;
+  readonly replay?: readonly ReplayEntry[];
+  readonly promptSyntax?: PromptSyntax;
 }
 
-export function run(pool: SandboxPool, script: Compiled, handlers: SandboxHandlers, options: { args?: JsonValue; replay?: readonly ReplayEntry[] } = {}): Promise<JsonValue> {
+export function start(pool: SandboxPool, script: Compiled, handlers: SandboxHandlers, options: StartOptions = {}): ScriptExecution {
+  return pool.run(
+    { ...script, marker: SITE_MARKER, args: options.args ?? null, globals: SANDBOX_GLOBALS, replay: options.replay ?? [], ...(options.promptSyntax ? { promptSyntax: options.promptSyntax } : {}) },
+    handlers,
+  );
+}
+
+export function run(pool: SandboxPool, script: Compiled, handlers: SandboxHandlers, options: StartOptions = {}): Promise<JsonValue> {
   return start(pool, script, handlers, options).result;
 }
 

@@ -31,6 +31,8 @@ export interface AgentOpsDeps extends Omit<AgentEnvDeps, 'handleSessions' | 'adm
   readonly agentSlots: Slots;
   readonly scopeCwds: ScopeCwds;
   readonly signal: AbortSignal;
+  /** Sees the options of each performed agent call and each handle created, by site: warnings about foreign options. */
+  noteOptions?(site: string, options: AgentCallOptions): void;
 }
 
 export class AgentOps {
@@ -52,8 +54,14 @@ export class AgentOps {
     return this.#call(site, scope, () => parseAgentArgs(args));
   }
 
-  create(scope: Scope, args: readonly JsonValue[]): void {
+  create(scope: Scope, args: readonly JsonValue[], site?: string): void {
     this.#handles.create(scope, args);
+    const options = args[0];
+    if (site !== undefined && typeof options === 'object' && options !== null && !Array.isArray(options)) {
+      // The handle's name is create's own option.
+      const { name: _name, ...rest } = options as Readonly<Record<string, JsonValue>>;
+      this.#deps.noteOptions?.(site, rest as AgentCallOptions);
+    }
   }
 
   async send(site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
@@ -80,6 +88,7 @@ export class AgentOps {
   ): Promise<JsonValue> {
     return this.#step(scope, site, async (key, occurrence) => {
       const { prompt, options } = request();
+      if (handle === undefined) this.#deps.noteOptions?.(site, options);
       const label = options.label ?? handle?.name ?? options.model ?? 'agent';
       const place = this.#deps.scopeCwds.of(scope);
       const identity = {

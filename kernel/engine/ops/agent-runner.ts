@@ -15,6 +15,7 @@ import type { ResolvedResources } from '../../contracts/setup.js';
 import type { Kernel } from '../../kernel.js';
 import type { AgentUsage } from '../journal-record.js';
 import type { Segment } from '../segment.js';
+import { isStoreFault } from '../../store/index.js';
 import { recordSystemPrompt } from '../system-prompts.js';
 import { freezeConfiguration, preparedSession, resolveRootTools, withSessionModel, type FrozenAgentConfiguration } from './agent-config.js';
 import { initialPreparation } from './agent-options.js';
@@ -100,9 +101,9 @@ export interface UsageTally {
   usage: AgentUsage;
 }
 
-/** Errors that end the call at once: another attempt would not help or is not allowed. */
+/** Errors that end the call at once: another attempt would not help or is not allowed (a store fault halts the run). */
 function isFinal(error: unknown): boolean {
-  return isWorkflowError(error) && ['CANCELLED', 'BUDGET_EXHAUSTED', 'UNKNOWN_MODEL', 'UNKNOWN_TOOL', 'INVALID_METADATA', 'CONFIG_ERROR', 'RESUME_INCOMPATIBLE'].includes(error.code);
+  return isStoreFault(error) || (isWorkflowError(error) && ['CANCELLED', 'BUDGET_EXHAUSTED', 'UNKNOWN_MODEL', 'UNKNOWN_TOOL', 'INVALID_METADATA', 'CONFIG_ERROR', 'RESUME_INCOMPATIBLE'].includes(error.code));
 }
 
 async function prepare(env: AgentRunEnv, request: AgentRequest, signal: AbortSignal): Promise<FrozenAgentConfiguration> {

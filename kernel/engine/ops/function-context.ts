@@ -8,7 +8,7 @@ import type { JsonValue } from '../../json.js';
 import type { AgentCallOptions, SendOptions } from '../../contracts/agent-options.js';
 import type { AgentFunction, AgentHandle, CheckpointInput, ShellOptions, ShellResult, WorkflowFunctionContext, WorkflowRunContext, WorktreeRef } from '../../contracts/function-context.js';
 import { checkBoundary } from '../../json-boundary.js';
-import { renderPrompt } from '../../template.js';
+import { renderPrompt, type PromptSyntax } from '../../template.js';
 import { StructureRunner } from '../../structure.js';
 import type { Scope } from '../keys.js';
 
@@ -21,6 +21,8 @@ export interface FunctionHost {
   currentScope(base: Scope): Scope;
   runInScope<T>(scope: Scope, fn: () => T): T;
   hasPrimitive(name: string): boolean;
+  /** The run's `prompt` template syntax (kernel/template.ts). */
+  readonly promptSyntax: PromptSyntax;
 }
 
 const invalid = (message: string) => new WorkflowError('INVALID_METADATA', message);
@@ -75,9 +77,9 @@ export function createFunctionContext(host: FunctionHost, base: Scope): Workflow
     agent: Object.freeze(agent),
     shell: async (command: string, options?: ShellOptions) =>
       (await perform('shell', 'context.shell', scope(), [command, json(options ?? null)])) as unknown as ShellResult,
-    prompt: (template, values) => renderPrompt(template, values, invalid),
-    parallel: (name, tasks) => structures.parallel(name, tasks) as Promise<Record<string, JsonValue>>,
-    pipeline: (name, items, stages) => structures.pipeline(name, items, stages) as Promise<Record<string, JsonValue>>,
+    prompt: (template, values) => renderPrompt(template, values, invalid, host.promptSyntax),
+    parallel: (name, tasks) => structures.parallel(name, tasks) as Promise<Record<string, JsonValue> | JsonValue[]>,
+    pipeline: (name, items, stages) => structures.pipeline(name, items, stages) as Promise<Record<string, JsonValue> | JsonValue[]>,
     withWorktree: async (name, callback) => {
       if (!host.hasPrimitive('withWorktree')) throw invalid('withWorktree is not available: the worktrees plugin is not loaded');
       const inner = scope();

@@ -9,6 +9,8 @@ import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
 import type { ShellResult } from '../../contracts/function-context.js';
 import { prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
 import { failedCall, recordCall, type ShellCallRecord } from '../call-records.js';
+import { mismatch, type JournalRecord } from '../journal-record.js';
+import type { JsonValue } from '../../json.js';
 import { runShellProcess, type ShellGroup } from './shell-process.js';
 import { recordGroupEnded, recordGroupStarted } from './shell-records.js';
 
@@ -169,4 +171,15 @@ export async function recordedShell(request: ShellRequest, place: ShellCallPlace
     recordCall<ShellCallRecord>(place.runDir, { ...metadata, endedAt: new Date().toISOString(), ...failedCall(failure), error: prefix(failure.message, RECORDED_PREFIX_BYTES) });
     throw failure;
   }
+}
+
+/** A journaled shell result, or the replay's mismatch. */
+export function replayShell(record: JournalRecord): JsonValue {
+  return record.kind === 'shell' ? (record.value as unknown as JsonValue) : mismatch(record, 'shell');
+}
+
+/** Runs a shell call that holds its journal key; its arguments are parsed now, so an invalid call still counts as an occurrence, as in the sandbox. */
+export async function performShell(args: readonly JsonValue[], place: ShellCallPlace): Promise<{ value: JsonValue; body: { kind: 'shell'; value: ShellResult } }> {
+  const value = await recordedShell(parseShellArgs(args), place);
+  return { value: { ...value }, body: { kind: 'shell', value } };
 }

@@ -19,6 +19,8 @@ export interface StartedRun {
   readonly delivery: 'follow-up';
   /** Set when a foreground wait ended early. */
   readonly message?: string;
+  /** What the launch warned about (agent options another runtime gives a meaning ...). */
+  readonly warnings?: readonly string[];
 }
 
 const WAIT_ENDS = {
@@ -35,7 +37,8 @@ const WAIT_ENDS = {
 export async function followRun(handle: RunHandle, foreground: boolean, call: ToolCall): Promise<RunResult | StartedRun> {
   const { host } = call;
   host.adopt(handle, call.ctx);
-  const started: StartedRun = { runId: handle.runId, state: 'running', delivery: 'follow-up' };
+  const warnings = handle.warnings === undefined ? {} : { warnings: handle.warnings };
+  const started: StartedRun = { runId: handle.runId, state: 'running', delivery: 'follow-up', ...warnings };
   // Print and JSON mode end the session once the prompt is answered: a background run would be interrupted then, its follow-up never sent.
   const inForeground = !foreground && host.endsAfterPrompt;
   if (!foreground && !inForeground) {
@@ -43,7 +46,7 @@ export async function followRun(handle: RunHandle, foreground: boolean, call: To
     return started;
   }
   const result = await host.finish(handle, call.ctx, call.signal);
-  if (typeof result !== 'string') return inForeground ? { ...result, message: RAN_IN_FOREGROUND } : result;
+  if (typeof result !== 'string') return inForeground ? { ...result, ...warnings, message: RAN_IN_FOREGROUND } : { ...result, ...warnings };
   return { ...started, message: `${WAIT_ENDS[result]}: run ${handle.runId} continues in the background, and its end arrives as one follow-up message.` };
 }
 
@@ -86,14 +89,27 @@ export function isForeground(host: HostSession, runId: string): boolean {
   return host.engine.status(host.cwd, runId).launchMode === 'foreground';
 }
 
+/** What the model keeps in mind while the workflow tool is active; the skill has the rest. */
+export const WORKFLOW_GUIDELINES: readonly string[] = [
+  'Before writing a workflow script, read the pi-extensible-workflows skill (SKILL.md): the primitives with examples, the rules the preflight checks, and how to recover a failed run.',
+  "In workflow scripts, await every call; fan out with parallel('name', { key: () => agent(...) }) or parallel('name', items.map((item) => () => agent(...))), never Promise.all over agent calls; run items through named stages with pipeline('name', items, { stage: (value, key) => ... }).",
+  "In workflow scripts, agent(prompt, { outputSchema }) returns a value of that shape (without it, text); prompt('... {name} ...', { name }) fills single-brace placeholders; pass outside values (time, random numbers, data) in args.",
+  'After a workflow fails, call workflow_status; workflow_retry helps only failures outside the script (agents, providers, time-outs): fix a script error and launch again; workflow_resume continues a paused, interrupted or budget-exhausted run.',
+];
+
 export const workflowTool: WorkflowToolSpec<typeof WORKFLOW_PARAMS> = {
   name: 'workflow',
   label: 'Workflow',
   description:
-    'Launch a durable, sandboxed JavaScript workflow that orchestrates agents (agent), shell commands (shell) and host tools (tools.<name>). ' +
-    'Give a name and exactly one of script or scriptPath. By default it runs in the background: the run ID returns at once and the result or failure ' +
-    'arrives later as one follow-up message. With foreground: true the call waits and returns the value (or, for a large value, where it is stored).',
+    'Launch a durable, sandboxed JavaScript workflow that orchestrates agents, shell commands and host tools, for multi-agent work with a shape: ' +
+    'independent parts at once, the same stages for many items, implement-review loops, shell checks that decide the next step. ' +
+    'The script is the body of an async function that returns one JSON value; its globals are agent(prompt, options), agent.create, shell, ' +
+    'tools.<name>, prompt, parallel, pipeline, phase, log, evidence, withWorktree, checkpoint, args and registered functions (workflow_catalog). ' +
+    'Give a name and exactly one of script or scriptPath, data in args. By default it runs in the background: the run ID returns at once and ' +
+    'the result or failure arrives later as one follow-up message. With foreground: true the call waits and returns the value (or, for a large ' +
+    'value, where it is stored). The pi-extensible-workflows skill teaches the script language; read it before writing a script.',
   promptSnippet: 'Launch a durable sandboxed JavaScript workflow of agents, shell commands and tools',
+  promptGuidelines: WORKFLOW_GUIDELINES,
   parameters: WORKFLOW_PARAMS,
   outputSchema: WORKFLOW_OUTPUT,
   async run(params, call) {

@@ -18,6 +18,8 @@ export interface MainTurn {
   readonly prompt: string;
   readonly toolResults: readonly string[];
   readonly tools: readonly string[];
+  /** The system prompt (system and developer messages). */
+  readonly system: string;
 }
 
 /** May answer later (a promise): the main session's request stays open until then. */
@@ -41,6 +43,8 @@ export interface AgentRequest {
   /** The system prompt. */
   readonly system: string;
   readonly messages: readonly { readonly role: string; readonly content?: unknown }[];
+  /** The parameters schema of each offered tool, by name (`workflow_result`'s is the result's shape). */
+  readonly toolSchemas: Readonly<Record<string, unknown>>;
 }
 
 /** Answers an agent request, or undefined for the default answer. */
@@ -90,6 +94,10 @@ function lastToolCall(messages: readonly Message[]): { name: string; result: str
   return { name, result: text(messages.slice(index + 1).find((message) => message.role === 'tool')?.content) };
 }
 
+function systemText(messages: readonly { readonly role: string; readonly content?: unknown }[]): string {
+  return messages.filter((message) => message.role === 'system' || message.role === 'developer').map((message) => text(message.content)).join('\n');
+}
+
 function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn {
   const messages = request.body.messages ?? [];
   const last = messages.findLastIndex((message) => message.role === 'user');
@@ -97,6 +105,7 @@ function mainTurn(request: RecordedRequest, tools: readonly string[]): MainTurn 
     prompt: last < 0 ? '' : text(messages[last]?.content),
     toolResults: messages.slice(last + 1).filter((message) => message.role === 'tool').map((message) => text(message.content)),
     tools,
+    system: systemText(messages),
   };
 }
 
@@ -152,8 +161,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const messages = request.body.messages ?? [];
     const prompt = text(messages.find((message) => message.role === 'user')?.content);
     if (!offered.has(prompt)) offered.set(prompt, [...tools].sort());
-    const system = messages.filter((message) => message.role === 'system' || message.role === 'developer').map((message) => text(message.content)).join('\n');
-    const agentRequest: AgentRequest = { prompt, model: request.body.model, tools, system, messages };
+    const system = systemText(messages);
+    const toolSchemas = Object.fromEntries((request.body.tools ?? []).map((tool) => [tool.function.name, tool.function.parameters]));
+    const agentRequest: AgentRequest = { prompt, model: request.body.model, tools, system, messages, toolSchemas };
     agentLog.push(agentRequest);
     const custom = promptScripts.get(prompt);
     if (custom !== undefined) {

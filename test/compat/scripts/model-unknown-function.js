@@ -1,0 +1,3 @@
+// A first attempt without a guide: calling a helper that is not registered.
+const diff = await shell('git diff --stat || true');
+return await summarizeDiff({ diff: diff.stdout });

@@ -1,0 +1,1 @@
+export const meta = { name: 'release-check', description: 'Check a release', phases: ['inspect'] }; phase('inspect'); const result = await agent('Inspect the package', { name: 'package-inspection', tools: ['read'] }); return { result };
