@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-const PI_LATEST_FILES = ['script-tools', 'shells', 'packages', 'workflow', 'agent-tools', 'dashboard', 'subagents', 'subagents-filter', 'trajectory-widget', 'tmux-panes', 'tmux-panes-handoff', 'transcripts', 'trust', 'package-contents'];
+const PI_LATEST_FILES = ['script-tools', 'print-mode', 'host-rpc', 'update-notice', 'packed-install', 'shells', 'packages', 'workflow', 'agent-tools', 'dashboard', 'subagents', 'subagents-filter', 'trajectory-widget', 'tmux-panes', 'tmux-panes-handoff', 'transcripts', 'trust', 'package-contents'];
 
 /** End-to-end tests (`npm run test:e2e`): real `pi` processes with this package installed; needs a built dist/. */
 export default defineConfig({

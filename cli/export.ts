@@ -11,11 +11,11 @@
  * linked into place, which fails if the output exists, unless `--force`
  * (then renamed over it).
  */
-import { existsSync, linkSync, unlinkSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { WorkflowError, loadingRegistry, writeFileAtomic } from '../kernel/index.js';
 import { findPackage } from '../plugins/host/package-info.js';
-import { checkpointingFunction, headlessCheckpointError } from './checkpoints.js';
+import { checkpointingFunction, headlessCheckpointError } from '../plugins/host/headless-checkpoints.js';
 import { EXIT_OK, UsageError, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { withLocalSession } from './session.js';
 
@@ -35,10 +35,38 @@ exec ${shellQuote(input.node)} ${shellQuote(input.wfcli)} run ${shellQuote(input
 `;
 }
 
-/** Writes the file whole; without `force` an existing file is never replaced, even one created meanwhile. */
+/** A directory where the launcher goes is never replaced, with or without `--force`. */
+function directoryError(path: string): WorkflowError {
+  return new WorkflowError('INVALID_METADATA', `${path} is a directory; give --output the launcher's file path (for example ${join(path, basename(path))})`, { path });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes the file whole, creating its parent directories (as `bundle` does);
+ * without `force` an existing file is never replaced, even one created
+ * meanwhile; a directory in the way is refused either way.
+ */
 export function writeLauncher(path: string, content: string, force: boolean): void {
+  if (isDirectory(path)) throw directoryError(path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new WorkflowError('INVALID_METADATA', `Cannot create the directory of ${path}: ${(error as Error).message}`, { path });
+  }
   if (force) {
-    writeFileAtomic(path, content, 0o755);
+    try {
+      writeFileAtomic(path, content, 0o755);
+    } catch (error) {
+      // A directory created there meanwhile.
+      throw isDirectory(path) ? directoryError(path) : error;
+    }
     return;
   }
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.export`);
@@ -71,13 +99,18 @@ export interface LauncherTarget {
   readonly force: boolean;
 }
 
-/** Parses the target; an existing output without `--force` fails before Pi starts (checked again when written). */
-export function launcherTarget(parsed: ParsedCommand, io: CliIo): LauncherTarget {
+/**
+ * Parses the target; an existing output without `--force` fails before Pi
+ * starts (checked again when written), and so does a directory where a
+ * launcher `file` goes.
+ */
+export function launcherTarget(parsed: ParsedCommand, io: CliIo, kind: 'file' | 'directory' = 'directory'): LauncherTarget {
   const workflow = parsed.positionals[0] ?? '';
   const command = stringOption(parsed, 'name') ?? workflow;
   if (!COMMAND_NAME.test(command)) throw new UsageError(`"${command}" cannot be a command name: use letters, digits, ".", "_" and "-"`);
   const output = resolve(io.cwd, stringOption(parsed, 'output') ?? command);
   const force = flag(parsed, 'force');
+  if (kind === 'file' && isDirectory(output)) throw directoryError(output);
   if (!force && existsSync(output)) throw existsError(output);
   return { workflow, command, output, force };
 }
@@ -94,7 +127,7 @@ export function requireHeadlessWorkflow(workflow: string): void {
 }
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
-  const { workflow, command, output, force } = launcherTarget(parsed, io);
+  const { workflow, command, output, force } = launcherTarget(parsed, io, 'file');
   return withLocalSession(io, {}, async () => {
     requireHeadlessWorkflow(workflow);
     writeLauncher(output, launcherScript({ command, workflow, node: process.execPath, wfcli: wfcliPath() }), force);
@@ -108,8 +141,9 @@ export const exportCommand: CommandSpec = {
   summary: 'Write a launcher script that runs a registered workflow with wfcli run.',
   usage: ['wfcli export <workflow-name> [--name <command>] [--output <path>] [--force]'],
   help: `  --name <command>   the launcher's name (default: the workflow name)
-  --output <path>    where to write it (default: ./<command>)
-  --force            replace an existing file
+  --output <path>    where to write it (default: ./<command>); missing parent
+                     directories are created
+  --force            replace an existing file (never a directory)
 
 The launcher is an executable sh script that forwards all its arguments to
 "wfcli run <workflow-name>" with this Node and this wfcli: launcher options

@@ -1,7 +1,8 @@
 /**
  * Following one execution segment of a headless run to its end (`run`,
  * `resume`, `retry`): the run ID on stderr at once, a progress line when
- * stderr is a terminal, the value on stdout at the end.
+ * stderr is a terminal (else one log line per phase, agent start and end,
+ * and run state change), the value on stdout at the end.
  *
  * - A checkpoint that starts awaiting a decision stops the run: nobody can
  *   answer it headless (the launch check catches the static ones first).
@@ -15,6 +16,7 @@ import { printable, printableLines } from '../lib/terminal-text.js';
 import { EXIT_FAILED, EXIT_OK, printJson, type CliIo } from './command.js';
 import type { LocalPiSession } from './headless-host.js';
 import { startProgress } from './progress.js';
+import { startProgressLog } from './progress-log.js';
 import { runWarnings } from './inspect.js';
 
 export interface FollowOptions {
@@ -42,7 +44,9 @@ export async function followRun(local: LocalPiSession, handle: RunHandle, io: Cl
     checkpoint = event.name;
     void host.engine.stop(host.cwd, runId).catch(() => undefined);
   });
-  const stopProgress = io.stderrIsTTY ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) }) : undefined;
+  const stopProgress = io.stderrIsTTY
+    ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) })
+    : startProgressLog(local.events, runId, io.stderr);
   let interrupted = false;
   const stopInterrupt = io.onInterrupt?.(() => {
     interrupted = true;

@@ -92,6 +92,17 @@ function installedInPi(packages: DefaultPackageManager): boolean {
   return packages.listConfiguredPackages().some((entry) => entry.installedPath !== undefined && packageName(entry.installedPath) === PACKAGE_NAME);
 }
 
+/**
+ * Pi's own startup warnings about its settings files (a malformed
+ * `settings.json`), worded as `pi` prints them at startup; the settings
+ * manager keeps them until drained (a Pi without `drainErrors` reports none).
+ */
+function settingsWarnings(settings: SettingsManager): string[] {
+  const drain = (settings as { drainErrors?: () => readonly { scope?: string; path?: string; error: { message: string } }[] }).drainErrors;
+  if (typeof drain !== 'function') return [];
+  return drain.call(settings).map(({ scope, path, error }) => (path === undefined ? `Invalid ${scope ?? ''} settings: ${error.message}` : `Invalid settings file ${path}: ${error.message}`));
+}
+
 /** No session will start: the registrations the loaded factories made are dropped. */
 function abandon(error: WorkflowError): WorkflowError {
   resetWorkflowRegistry();
@@ -112,7 +123,7 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
   const services = await createAgentSessionServices({ cwd, agentDir, settingsManager, resourceLoaderOptions: { eventBus, additionalExtensionPaths: own } });
   const loaded = services.resourceLoader.getExtensions();
   const loadErrors = loaded.errors.map((entry) => `"${entry.path}": ${entry.error}`);
-  const warnings = [...services.diagnostics.filter((entry) => entry.type !== 'info').map((entry) => entry.message), ...loadErrors.map((error) => `Failed to load extension ${error}`)];
+  const warnings = [...settingsWarnings(settingsManager), ...services.diagnostics.filter((entry) => entry.type !== 'info').map((entry) => entry.message), ...loadErrors.map((error) => `Failed to load extension ${error}`)];
   let unproven: ExtensionInfo[] = [];
   if (loadErrors.length > 0) {
     // Extension factories ran while the resource loader loaded them: the registrations are in.

@@ -9,6 +9,7 @@ import { unsupportedNode } from '../kernel/node-version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, helpText, parseCommand, reportError, type CliIo, type CommandSpec } from './command.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
+import { PACKAGE_NAME, findPackage } from '../plugins/host/package-info.js';
 import { bundleCommand } from './bundle/command.js';
 import { inspectCommand } from './inspect.js';
 import { listCommand } from './list.js';
@@ -48,8 +49,9 @@ Durable, sandboxed JavaScript workflows for Pi, from the shell.
 
 commands:
 ${rows.map(([name, summary]) => `  ${name.padEnd(width)}${summary}\n`).join('')}
-"wfcli <command> --help" describes a command. Exit codes: 0 success, 1 a typed
-workflow error (CODE: message on stderr), 2 a usage error.
+"wfcli <command> --help" describes a command; "wfcli --version" prints the
+version. Exit codes: 0 success, 1 a typed workflow error (CODE: message on
+stderr), 2 a usage error.
 `;
 }
 
@@ -61,7 +63,19 @@ function findCommand(argv: readonly string[]): { spec: CommandSpec; rest: readon
   return spec === undefined ? undefined : { spec, rest: argv.slice(1) };
 }
 
+/** `--version`: only this package's package.json is read, nothing of the engine or Pi loads. */
+function version(io: CliIo): number {
+  const found = findPackage();
+  if (found === undefined) {
+    io.stderr(`CONFIG_ERROR: Cannot find the ${PACKAGE_NAME} package this wfcli belongs to\n`);
+    return EXIT_FAILED;
+  }
+  io.stdout(`${found.version}\n`);
+  return EXIT_OK;
+}
+
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) return version(io);
   const oldNode = unsupportedNode();
   if (oldNode !== undefined) {
     io.stderr(`CONFIG_ERROR: ${oldNode}\n`);

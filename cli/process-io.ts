@@ -17,10 +17,31 @@ function onInterrupt(handler: () => void): () => void {
   };
 }
 
+/**
+ * A reader that went away (`wfcli list | head -1`) closes the pipe: writes
+ * then fail with EPIPE, which Node reports as an 'error' event that would
+ * crash the process with a stack trace. Like a Unix tool, the command ends
+ * quietly instead: output to a closed stream is dropped and the command
+ * finishes with its own exit code. Any other write error is reported once.
+ */
+function guarded(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (closed) return;
+    closed = true;
+    if (error.code === 'EPIPE') return;
+    process.exitCode = 1;
+    if (stream !== process.stderr) process.stderr.write(`INTERNAL_ERROR: cannot write output: ${error.message}\n`);
+  });
+  return (text) => {
+    if (!closed && !stream.destroyed) stream.write(text);
+  };
+}
+
 export const processIo: CliIo = {
   cwd: process.cwd(),
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  stdout: guarded(process.stdout),
+  stderr: guarded(process.stderr),
   stderrIsTTY: process.stderr.isTTY === true,
   // A pseudo-terminal without a size reports 0 columns: keep the default width then.
   ...(process.stderr.columns > 0 ? { columns: process.stderr.columns } : {}),

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { WorkflowError, isWorkflowError, loadingRegistry, type JsonValue } from '../kernel/index.js';
-import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } from './checkpoints.js';
+import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } from '../plugins/host/headless-checkpoints.js';
 import { JSON_OPTION, TRUST_OPTIONS, UsageError, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
 import type { LocalPiSession } from './headless-host.js';

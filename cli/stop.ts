@@ -1,9 +1,10 @@
 /**
  * `wfcli stop <run-id>`: the host's `workflow_stop` from the shell, as the
  * run's own session (see resume.ts). A run not executing anywhere (paused,
- * interrupted, budget-exhausted, or left active by a dead host) is stopped;
- * a run executing in another live process cannot be taken from it
- * (`unknown_run`, like a differently owned run): interrupt it there.
+ * interrupted, budget-exhausted, or left active by a dead host) is stopped
+ * here; a run executing in another live process (another `wfcli`, a Pi
+ * session) is stopped by that process, which the engine asks through a stop
+ * request in the run directory and waits for (kernel/engine/stop-requests.ts).
  */
 import { readRunLock, type StopResult } from '../kernel/index.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
@@ -34,7 +35,12 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     io.stderr(`already_terminal: run ${runId} is already ${found === undefined ? 'terminal' : findStoredRun(io, runId).snapshot.state}\n`);
   } else {
     const owner = found === undefined ? undefined : readRunLock(found.runDir);
-    const why = found === undefined ? 'there is no such run in this project' : owner === undefined ? 'it cannot be stopped here' : `it is executing in process ${owner.pid}; interrupt it there (Ctrl-C)`;
+    const why =
+      found === undefined
+        ? 'there is no such run in this project'
+        : owner === undefined
+          ? 'it cannot be stopped here'
+          : `it is executing in process ${owner.pid}, which did not answer the stop request; interrupt it there (Ctrl-C, or kill -INT ${owner.pid} for a wfcli)`;
     io.stderr(`unknown_run: run ${runId} is not available to stop: ${why}\n`);
   }
   return EXIT_FAILED;
@@ -47,9 +53,11 @@ export const stopCommand: CommandSpec = {
   help: `  --json   print the result ({"stopped": true}, or {"stopped": false, "reason": ...})
 
 Stops a run of this project as its own session, cancelling what it still has
-to do. Prints "stopped <run-id>" (exit 0), or on stderr "already_terminal: ..."
-for a completed, failed or stopped run, or "unknown_run: ..." for a missing
-run or one executing in another live process (exit 1).`,
+to do. A run executing in another live process (a wfcli run, a Pi session)
+is stopped by that process: it is asked to, and this command waits for it
+(up to 15 s). Prints "stopped <run-id>" (exit 0), or on stderr
+"already_terminal: ..." for a completed, failed or stopped run, or
+"unknown_run: ..." for a missing run or an owner that did not answer (exit 1).`,
   options: { ...JSON_OPTION },
   positionals: { min: 1, max: 1 },
   run,

@@ -67,3 +67,5 @@ export { checkStoredRun, shownSnapshot } from './engine/stored-run-queries.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
 export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';
 export { CORE_AGENT_OPTIONS } from './engine/ops/agent-options.js';
+export { parseAst } from './preflight/parse-ast.js';
+export { isNode, walk, type Node } from './preflight/ast.js';

@@ -28,6 +28,8 @@ export interface PayloadInput {
   readonly packageRoot: string;
   /** The extension's declared `dependencies`. */
   readonly dependencies: readonly string[];
+  /** Set when the module is the core package's own (core-export.ts): the payload re-exports it by this specifier, external. */
+  readonly coreModule?: string;
   readonly onWarning?: (message: string) => void;
 }
 
@@ -85,7 +87,7 @@ function importsPlugin(input: PayloadInput, problems: Problems): Plugin {
       return false;
     },
     load(id) {
-      return id === ENTRY ? `export { default } from ${JSON.stringify(input.sourcePath)};\n` : null;
+      return id === ENTRY ? `export { default } from ${JSON.stringify(input.coreModule ?? input.sourcePath)};\n` : null;
     },
   };
 }

@@ -18,6 +18,7 @@ import { EXIT_OK, type CliIo, type CommandSpec, type ParsedCommand } from '../co
 import { launcherTarget, requireHeadlessWorkflow } from '../export.js';
 import { modulePath } from '../provenance.js';
 import { withLocalSession } from '../session.js';
+import { coreExportOf } from './core-export.js';
 import { MANIFEST_FILE, MANIFEST_VERSION, PAYLOAD_FILE, checkManifest, type BundleManifest } from './manifest.js';
 import { LAUNCHER_MODULE, launcherModule, launcherShell, writeBundleDirectory } from './output.js';
 
@@ -61,12 +62,14 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   return withLocalSession(io, {}, async () => {
     requireHeadlessWorkflow(workflow);
     const defining = definingModule(workflow);
+    const coreModule = coreExportOf(defining.path);
     const { buildPayload } = await import('./build.js');
     const started = performance.now();
     const built = await buildPayload({
       sourcePath: defining.path,
       packageRoot: packageRootOf(defining.path),
       dependencies: defining.dependencies,
+      ...(coreModule === undefined ? {} : { coreModule }),
       onWarning: (message) => io.stderr(`warning: ${message}\n`),
     });
     const payloadBytes = Buffer.byteLength(built.code);
@@ -92,7 +95,11 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       force,
     );
     const ms = Math.round(performance.now() - started);
-    io.stderr(`bundled ${workflow}: payload ${payloadBytes} bytes, from a module graph of ${built.graphFiles.length} files, ${built.graphBytes} bytes (rollup ${built.rollupVersion}, ${ms} ms)\n`);
+    const from =
+      coreModule === undefined
+        ? `from a module graph of ${built.graphFiles.length} files, ${built.graphBytes} bytes`
+        : `importing ${coreModule} from the installed engine (the core package stays external)`;
+    io.stderr(`bundled ${workflow}: payload ${payloadBytes} bytes, ${from} (rollup ${built.rollupVersion}, ${ms} ms)\n`);
     io.stdout(`${output}\n`);
     return EXIT_OK;
   });
@@ -110,7 +117,8 @@ The workflow's registration must declare "source" (source: import.meta.url).
 That module and its import graph are built with rollup into
 payload/extension.mjs, tree-shaken: packages named in the registration's
 "dependencies" are inlined; Node builtins and ${PACKAGE_NAME} stay
-external; an undeclared package, a Pi package or a dynamic import of a
+external (a workflow the core package registers itself, such as reviewLoop,
+is imported from the installed engine); an undeclared package, a Pi package or a dynamic import of a
 computed specifier is refused (INVALID_METADATA) before anything is written.
 The directory holds the launcher <command>, launcher.mjs, manifest.json
 (version 2) and the payload; it appears whole or not at all. Run

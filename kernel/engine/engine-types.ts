@@ -60,6 +60,13 @@ export interface RetryOptions {
    * (spec 1: stopping a run is irreversible); a standalone subagent's retry does.
    */
   readonly allowStopped?: boolean;
+  /**
+   * Retry even when a run retried from this source already completed
+   * (`wfcli retry --force`): another child runs the lineage's incomplete
+   * operations again, unjournaled shell effects included. `workflow_retry`
+   * never sets it.
+   */
+  readonly again?: boolean;
 }
 
 export type StopResult = { readonly stopped: true } | { readonly stopped: false; readonly reason: 'unknown_run' | 'already_terminal' };

@@ -22,13 +22,14 @@ import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { appendRunEvent } from './run-log.js';
-import { checkIdentity, resumeGuidance, retryGuidance } from './guidance.js';
+import { checkIdentity, completedRetryGuidance, resumeGuidance, retryGuidance } from './guidance.js';
 import { persistSegment, type Segment } from './segment.js';
 import { asWorkflowError } from './settle.js';
 import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
 import { ACTIVE_STATES, abandon, checkStoredRun, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
 import { SYSTEM_PROMPTS_DIR } from './system-prompts.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
+import { StopRequestWatcher, stopNotHere } from './stop-requests.js';
 import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
@@ -43,6 +44,8 @@ export class WorkflowEngine {
   readonly #pool: SandboxPool;
   readonly #prep: LaunchPrep;
   readonly #live = new Map<string, { readonly execution: RunExecution; readonly handle: RunHandle; readonly record: RunRecord }>();
+  /** Stop requests of other processes for the runs executing here (stop-requests.ts). */
+  readonly #stopRequests = new StopRequestWatcher();
   /** The session-wide ceiling of active agents, shared by every run of this engine. */
   readonly #agentSlots = new Slots(SESSION_AGENT_CEILING);
   readonly #closeListeners: (() => void | Promise<void>)[] = [];
@@ -178,6 +181,7 @@ export class WorkflowEngine {
     const { journal, release } = opened;
     const registry = loadingRegistry();
     let execution: RunExecution;
+    let unwatch = (): void => undefined;
     try {
       execution = new RunExecution(
         {
@@ -197,12 +201,15 @@ export class WorkflowEngine {
         record,
         opened,
         () => {
+          unwatch();
           this.#live.delete(record.runId);
           release();
         },
       );
+      unwatch = this.#stopRequests.watch(record.runId, record.runDir, () => void execution.stop());
       execution.start(program);
     } catch (error) {
+      unwatch();
       journal.close();
       release();
       throw error;
@@ -243,8 +250,12 @@ export class WorkflowEngine {
   /** A run's status; an active run whose lock owner is gone reads as `interrupted` (nothing is written). */
   status(cwd: string, runId: string): StatusSummary {
     const { runDir, snapshot } = this.#find(cwd, runId);
-    const live = this.#live.has(runId);
-    return summarize(shownSnapshot(snapshot, runDir, live), live);
+    return summarize(shownSnapshot(snapshot, runDir, this.#live.has(runId)), this.#executing(runId, snapshot));
+  }
+
+  /** Executing here: live, and not already in the state that ends its segment (a view refreshed by that state's event reads it before the segment lets go). */
+  #executing(runId: string, snapshot: RunSnapshot): boolean {
+    return this.#live.has(runId) && ACTIVE_STATES.has(snapshot.state);
   }
 
   /** Failure diagnostics of a run of this project (any session): what a retry replays and runs again, and its artifacts. */
@@ -258,10 +269,7 @@ export class WorkflowEngine {
   }
 
   list(cwd: string): readonly StatusSummary[] {
-    return this.#runs(cwd).map((entry) => {
-      const live = this.#live.has(entry.runId);
-      return summarize(shownSnapshot(entry.snapshot, entry.runDir, live), live);
-    });
+    return this.#runs(cwd).map((entry) => summarize(shownSnapshot(entry.snapshot, entry.runDir, this.#live.has(entry.runId)), this.#executing(entry.runId, entry.snapshot)));
   }
 
   /**
@@ -356,6 +364,8 @@ export class WorkflowEngine {
     const lineage = [runId, ...source.snapshot.lineage];
     const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
     if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
+    const done = options.again === true ? undefined : this.#runs(cwd).find((entry) => entry.snapshot.state === 'completed' && entry.snapshot.lineage.includes(runId));
+    if (done) throw new WorkflowError('RESUME_INCOMPATIBLE', completedRetryGuidance(runId, done.runId), { runId: done.runId, reason: 'completed_retry' });
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
@@ -412,8 +422,15 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    const result = stopStored(found.runDir, this.#emit);
-    if (result.stopped) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
+    // Stopped here (no live owner, or the owner let go): the shell groups a dead host left are ended too; a live owner ends its own.
+    let stoppedHere = false;
+    const stopHere = (): StopResult => {
+      const result = stopStored(found.runDir, this.#emit);
+      stoppedHere = result.stopped;
+      return result;
+    };
+    const result = await stopNotHere({ runDir: found.runDir, state: () => this.#find(cwd, runId).snapshot.state, stopHere });
+    if (stoppedHere) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
     return result;
   }
 

@@ -371,7 +371,7 @@ export class RunExecution implements FunctionHost {
   }
 
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
-    if (op === 'phase') return notePhase(this.#record, this.#notes, scope, args);
+    if (op === 'phase') return notePhase(this.#record, this.#notes, scope, args, this.#invocations.breadcrumb(scope));
     if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay, budget: this.#notes }, site, scope, args);
     if (op === 'agent.create') return this.#agents.create(scope, args, site);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);

@@ -26,6 +26,11 @@ export function retryGuidance(runId: string, state: RunState): string {
   return `Run ${runId} is ${state}; only failed runs can be retried`;
 }
 
+/** A completed retry already finished what the run left: another child would only run its incomplete work (and unjournaled shells) again. */
+export function completedRetryGuidance(runId: string, childId: string): string {
+  return `Run ${runId} was already retried: its retry ${childId} completed, and its result is that run's (workflow_status ${childId}); retrying again would rerun the incomplete operations and their unjournaled shell commands`;
+}
+
 /** Only terminal runs may be deleted. */
 export function isDeletableSnapshot(snapshot: unknown): boolean {
   const state = (snapshot as { state?: RunState } | undefined)?.state;

@@ -34,6 +34,9 @@ const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   stopped: [],
 };
 
+/** Agent states that stay when the run ends: the agent already ended. */
+const FINAL_AGENT_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
 export function canTransition(from: RunState, to: RunState): boolean {
   return TRANSITIONS[from].includes(to);
 }
@@ -99,11 +102,24 @@ export class RunRecord {
     if (!canTransition(from, to)) {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${this.runId} cannot move from ${from} to ${to}`, { from, to });
     }
+    let cancelled: AgentSummary[] = [];
     this.update((draft) => {
       draft.state = to;
-      if (TERMINAL_RUN_STATES.has(to)) draft.terminalAt = this.now().toISOString();
+      if (TERMINAL_RUN_STATES.has(to)) {
+        draft.terminalAt = this.now().toISOString();
+        // A run that ended for good runs no agent: one it never awaited (or that was in flight when it failed or stopped) was cancelled.
+        cancelled = Object.values(draft.agents).filter((agent) => !FINAL_AGENT_STATES.has(agent.state));
+        if (cancelled.length > 0) {
+          const lastActivity = this.now().toISOString();
+          cancelled = cancelled.map((agent) => ({ ...agent, state: 'cancelled', lastActivity }));
+          draft.agents = { ...draft.agents, ...Object.fromEntries(cancelled.map((agent) => [agent.id, agent])) };
+        }
+      }
       change?.(draft);
     });
+    for (const agent of cancelled) {
+      this.emit({ type: WORKFLOW_AGENT_STATE_CHANGED_EVENT, ...this.base(), agentId: agent.id, label: agent.label, state: agent.state, attempt: agent.attempts });
+    }
     this.emit({ type: WORKFLOW_RUN_STATE_CHANGED_EVENT, ...this.base(), from, to });
     if (to === 'running' && (from === 'paused' || from === 'interrupted' || from === 'budget_exhausted')) {
       this.emit({ type: WORKFLOW_RUN_RESUMED_EVENT, ...this.base(), from });

@@ -25,6 +25,8 @@ export interface StatusSummary {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly terminalAt?: string;
+  /** Active execution time of the segments that ended: no time between segments, none spent waiting for a decision. */
+  readonly activeMs?: number;
   readonly checkpoints: readonly { readonly name: string; readonly state: string; readonly prompt: string }[];
   readonly agents: readonly AgentSummary[];
   readonly plugins: Readonly<Record<string, JsonValue>>;
@@ -48,6 +50,7 @@ export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSumm
     createdAt: snapshot.createdAt,
     updatedAt: snapshot.updatedAt,
     ...(snapshot.terminalAt === undefined ? {} : { terminalAt: snapshot.terminalAt }),
+    ...(snapshot.activeMs === undefined ? {} : { activeMs: snapshot.activeMs }),
     checkpoints: Object.entries(snapshot.checkpoints).map(([name, checkpoint]) => ({ name, state: checkpoint.state, prompt: checkpoint.prompt })),
     agents: Object.values(snapshot.agents),
     plugins: snapshot.plugins,

@@ -32,6 +32,31 @@ function signature(record: RegisteredExtension): string {
   ]);
 }
 
+/**
+ * What makes a second registration while loading the same module loaded
+ * twice (a bundle's payload that re-exports an entry of this package, and Pi
+ * loading that entry): the same identity, the same declared source module,
+ * and the same code text of everything it registers. Anything less is a
+ * collision, as before.
+ */
+function moduleFingerprint(record: RegisteredExtension): string | undefined {
+  if (record.info.source === undefined) return undefined;
+  const code = (_key: string, value: unknown): unknown => (typeof value === 'function' ? `fn:${Function.prototype.toString.call(value)}` : value);
+  return JSON.stringify(
+    [
+      signature(record),
+      record.info,
+      record.functions.map((fn) => fn.definition),
+      record.modelAliases.map((alias) => [alias.name, alias.resolve]),
+      record.preparationHooks,
+      record.setupHooks,
+      record.attemptActions,
+      record.settingsValidator,
+    ],
+    code,
+  );
+}
+
 interface Named {
   readonly extension: ExtensionInfo;
 }
@@ -47,6 +72,8 @@ export class WorkflowRegistry implements WorkflowRegistryApi {
   readonly #settingsValidators: RegisteredSettingsValidator[] = [];
   /** What each registered extension (by headline) contributed, to recognize its reload. */
   readonly #signatures = new Map<string, string>();
+  /** Each registered extension's module fingerprint (by headline), to recognize the same module registering twice while loading. */
+  readonly #fingerprints = new Map<string, string>();
   #sorted: SortedViews | undefined;
 
   get state(): WorkflowRegistryState {
@@ -66,9 +93,13 @@ export class WorkflowRegistry implements WorkflowRegistryApi {
       throw registrationError('REGISTRY_FROZEN', extension, problem);
     }
     const record = validateWorkflowExtension(extension);
+    const fingerprint = moduleFingerprint(record);
+    // The first registration stands; the second copy of the same module adds nothing.
+    if (fingerprint !== undefined && this.#fingerprints.get(record.info.headline) === fingerprint) return;
     this.#checkCollisions(record);
     this.#commit(record);
     this.#signatures.set(record.info.headline, signature(record));
+    if (fingerprint !== undefined) this.#fingerprints.set(record.info.headline, fingerprint);
   }
 
   #isReload(extension: WorkflowExtension): boolean {

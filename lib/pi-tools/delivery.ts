@@ -15,7 +15,12 @@ export const RESPONSE_HEADROOM_TOKENS = 16_384;
 /** The same rough estimate Pi uses: four bytes per token. */
 const BYTES_PER_TOKEN = 4;
 
-export interface CompletionDescriptor {
+/** Why the run was waited for although a background run was asked for (print and JSON mode). */
+interface WaitNote {
+  readonly message?: string;
+}
+
+export interface CompletionDescriptor extends WaitNote {
   readonly state: 'completed';
   readonly runId: string;
   readonly resultPath: string;
@@ -23,7 +28,7 @@ export interface CompletionDescriptor {
   readonly inlined: false;
 }
 
-export interface InlineCompletion {
+export interface InlineCompletion extends WaitNote {
   readonly state: 'completed';
   readonly runId: string;
   readonly value: JsonValue;
@@ -32,7 +37,7 @@ export interface InlineCompletion {
   readonly inlined: true;
 }
 
-export interface SegmentEnd {
+export interface SegmentEnd extends WaitNote {
   readonly state: Exclude<RunState, 'completed'>;
   readonly runId: string;
   readonly error?: { readonly code: string; readonly message: string };

@@ -14,6 +14,8 @@ const nonNegative = { type: 'integer', minimum: 0 } as const;
 const runError = { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string } } as const;
 /** `parentRunId` of a retry child, and what the launch warned about (`warnings`, also in the run's events). */
 const parentRunId = { parentRunId: string, warnings: { type: 'array', items: string } } as const;
+/** Set on a result that was waited for although a background run was asked for (print and JSON mode). */
+const message = { message: string } as const;
 
 /** A run executing in the background; its end arrives as one follow-up message. `message` says why a foreground wait ended early. */
 export const STARTED = {
@@ -27,7 +29,7 @@ export const INLINE = {
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'state', 'value', 'resultPath', 'resultBytes', 'inlined'],
-  properties: { runId: string, state: { const: 'completed' }, value: {}, resultPath: string, resultBytes: nonNegative, inlined: { const: true }, ...parentRunId },
+  properties: { runId: string, state: { const: 'completed' }, value: {}, resultPath: string, resultBytes: nonNegative, inlined: { const: true }, ...message, ...parentRunId },
 } as const;
 
 /** spec 1 "Completion descriptor". */
@@ -35,14 +37,14 @@ export const DESCRIPTOR = {
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'state', 'resultPath', 'resultBytes', 'inlined'],
-  properties: { runId: string, state: { const: 'completed' }, resultPath: string, resultBytes: nonNegative, inlined: { const: false }, ...parentRunId },
+  properties: { runId: string, state: { const: 'completed' }, resultPath: string, resultBytes: nonNegative, inlined: { const: false }, ...message, ...parentRunId },
 } as const;
 
 export const SEGMENT_END = {
   type: 'object',
   additionalProperties: false,
   required: ['runId', 'state'],
-  properties: { runId: string, state: { enum: RUN_STATES.filter((state) => state !== 'completed') }, error: runError, ...parentRunId },
+  properties: { runId: string, state: { enum: RUN_STATES.filter((state) => state !== 'completed') }, error: runError, ...message, ...parentRunId },
 } as const;
 
 /** A resume a plugin held back: the run did not move (a budget raise awaits approval). */

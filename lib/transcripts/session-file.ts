@@ -106,6 +106,8 @@ export function parseSessionFile(content: string, where: string): SessionFile {
     try {
       value = JSON.parse(line);
     } catch (error) {
+      // Without its header line the file is not a session file at all; a later bad line is one problem among the entries.
+      if (header === undefined) throw new WorkflowError('INVALID_METADATA', `${where} is not a Pi session file: its first line is not JSON (${messageOf(error)})`, { path: where, line: index + 1 });
       problems.push({ line: index + 1, message: `not JSON: ${messageOf(error)}` });
       return;
     }

@@ -29,6 +29,28 @@ function counts(agents: readonly AgentSummary[]): string {
   return `${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: ${AGENT_STATES.filter((state) => by.has(state)).map((state) => `${by.get(state)} ${state}`).join(', ')}`;
 }
 
+/**
+ * The standalone subagents plugin marks its runs with its state under this
+ * key (its runs are one-call scripts named `subagent`): they read as the
+ * subagent they are, by its label, not as a workflow named `subagent`.
+ */
+const SUBAGENT_STATE = 'subagents';
+
+type Named = Pick<StatusSummary, 'workflow' | 'plugins' | 'agents'>;
+
+/** A standalone subagent's words (`subagent reviewer`: its agent's label), undefined for a workflow run. */
+function subagentWords(run: Named): readonly string[] | undefined {
+  if (run.plugins[SUBAGENT_STATE] === undefined) return undefined;
+  const label = run.agents.find((agent) => agent.parentId === undefined)?.label ?? run.workflow.description;
+  return label === undefined ? [] : [label];
+}
+
+/** What a run is called on its widget line: `review`, or `subagent reviewer`. */
+export function runName(run: Named): string {
+  const subagent = subagentWords(run);
+  return subagent === undefined ? run.workflow.name : ['subagent', ...subagent].join(' ');
+}
+
 function agentLine(agent: AgentSummary): string {
   return [agent.label, agent.state, ...(agent.attempts > 1 ? [`attempt ${agent.attempts}`] : []), ...(usageText(agent.usage) === '' ? [] : [usageText(agent.usage)])].join(' · ');
 }
@@ -37,7 +59,7 @@ export function widgetLines(runs: readonly StatusSummary[]): string[] {
   if (runs.length === 0) return [];
   const lines = [`Background workflows (${runs.length})`];
   for (const run of runs) {
-    lines.push(`◆ ${[run.workflow.name, run.runId, run.state, ...(run.phase === undefined ? [] : [`phase ${run.phase}`]), counts(run.agents)].join(' · ')}`);
+    lines.push(`◆ ${[runName(run), run.runId, run.state, ...(run.phase === undefined ? [] : [`phase ${run.phase}`]), counts(run.agents)].join(' · ')}`);
     const walk = (nodes: readonly AgentTreeNode[], depth: number): void => {
       for (const node of nodes) {
         lines.push(`${'  '.repeat(depth)}${node.kind === 'agent' ? agentLine(node.agent) : node.text}`);
@@ -54,6 +76,8 @@ export function widgetLines(runs: readonly StatusSummary[]): string[] {
 export interface Receipt {
   readonly runId: string;
   readonly workflow: string;
+  /** Set for a standalone subagent: its title (`Subagent reviewer`); receipts without it read `Workflow <workflow>`. */
+  readonly title?: string;
   readonly state: string;
   readonly agents: number;
   readonly usage: AgentSummary['usage'];
@@ -65,13 +89,16 @@ export function receiptOf(run: StatusSummary): Receipt {
   // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
   const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
   const end = Date.parse(run.terminalAt ?? run.updatedAt);
+  const subagent = subagentWords(run);
   return {
     runId: run.runId,
     workflow: run.workflow.name,
+    ...(subagent === undefined ? {} : { title: ['Subagent', ...subagent].join(' ') }),
     state: run.state,
     agents: run.agents.length,
     usage,
-    durationMs: Math.max(0, end - Date.parse(run.createdAt)),
+    // Active time (no pauses, no waits for a decision); wall time only for a run stored before it was kept.
+    durationMs: run.activeMs ?? Math.max(0, end - Date.parse(run.createdAt)),
     ...(run.failure === undefined ? {} : { code: run.failure.code }),
   };
 }
@@ -80,7 +107,7 @@ const MARKS: Readonly<Record<string, string>> = { completed: '✓', failed: '✗
 
 export function receiptText(receipt: Receipt): string {
   const seconds = receipt.durationMs < 60_000 ? `${(receipt.durationMs / 1000).toFixed(1)} s` : `${Math.round(receipt.durationMs / 60_000)} min`;
-  const parts = [`${MARKS[receipt.state] ?? '•'} Workflow ${receipt.workflow} (${receipt.runId}) ${receipt.state.replace('_', ' ')}${receipt.code === undefined ? '' : `: ${receipt.code}`}`, `${receipt.agents} ${receipt.agents === 1 ? 'agent' : 'agents'}`];
+  const parts = [`${MARKS[receipt.state] ?? '•'} ${receipt.title ?? `Workflow ${receipt.workflow}`} (${receipt.runId}) ${receipt.state.replace('_', ' ')}${receipt.code === undefined ? '' : `: ${receipt.code}`}`, `${receipt.agents} ${receipt.agents === 1 ? 'agent' : 'agents'}`];
   if (usageText(receipt.usage) !== '') parts.push(usageText(receipt.usage));
   parts.push(seconds);
   return printable(parts.join(' · '));

@@ -121,7 +121,17 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
         },
       });
       try {
-        return new HostSession({ pi, ctx, engine, kernel, cwd, sessionId: engine.sessionId, agentDir });
+        return new HostSession({
+          pi,
+          ctx,
+          engine,
+          kernel,
+          cwd,
+          sessionId: engine.sessionId,
+          agentDir,
+          headless: !ctx.hasUI,
+          endsAfterPrompt: ctx.mode === 'print' || ctx.mode === 'json',
+        });
       } catch (error) {
         void engine.close();
         throw error;

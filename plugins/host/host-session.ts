@@ -16,7 +16,18 @@
  */
 import { existsSync } from 'node:fs';
 import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, settingsPaths, type JsonValue, type Kernel, type RunHandle, type RunOutcome, type StatusSummary, type WorkflowHostSession } from '../../kernel/index.js';
+import {
+  WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT,
+  WorkflowError,
+  settingsPaths,
+  type JsonValue,
+  type Kernel,
+  type RunHandle,
+  type RunOutcome,
+  type StatusSummary,
+  type WorkflowCheckpointStateChangedEvent,
+  type WorkflowHostSession,
+} from '../../kernel/index.js';
 import { followUpText, runResult, type RunResult } from './delivery.js';
 import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
@@ -46,6 +57,15 @@ export interface HostSessionOptions {
   readonly agentDir: string;
   /** The engine's kernel: loaded plugins add their parts of failure diagnostics through `journal.diagnose`. */
   readonly kernel: Kernel;
+  /** No UI (`ctx.hasUI` false: print, JSON, RPC without UI, wfcli): nobody can answer a checkpoint. Default false. */
+  readonly headless?: boolean;
+  /** Print or JSON mode: the session ends once the prompt is answered, so no follow-up can arrive. Default false. */
+  readonly endsAfterPrompt?: boolean;
+}
+
+/** A foreground wait in a session without UI stopped its run at a checkpoint nobody can answer. */
+interface CheckpointStop {
+  readonly checkpoint: string;
 }
 
 export class HostSession implements WorkflowHostView, WorkflowHostSession, ScriptTools {
@@ -55,6 +75,8 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
   readonly agentDir: string;
   /** Whether the project's files are read: the session's trust decision is `trusted` (HostEngine.trust). */
   readonly projectTrusted: boolean;
+  readonly headless: boolean;
+  readonly endsAfterPrompt: boolean;
   readonly #pi: ExtensionAPI;
   readonly #ctx: ExtensionContext;
   readonly #executor: PiToolExecutor;
@@ -76,6 +98,8 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
     this.sessionId = options.sessionId;
     this.agentDir = options.agentDir;
     this.projectTrusted = options.engine.trust.state === 'trusted';
+    this.headless = options.headless ?? false;
+    this.endsAfterPrompt = options.endsAfterPrompt ?? false;
     this.#pi = options.pi;
     this.#ctx = options.ctx;
     this.#executor = new PiToolExecutor({ agentDir: options.agentDir, projectTrusted: this.projectTrusted });
@@ -169,18 +193,45 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
       signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
       this.#waits.set(handle.runId, () => resolve('moved_to_background'));
     });
+    const guard = this.headless ? this.#stopAtCheckpoint(handle.runId) : undefined;
     let outcome: RunOutcome | WaitEnd;
     try {
       outcome = await Promise.race([handle.outcome, ended]);
     } finally {
       this.#waits.delete(handle.runId);
+      guard?.dispose();
     }
     if (typeof outcome === 'string') {
       this.watch(handle);
       return outcome;
     }
     this.#delivery.set(handle.runId, 'returned');
+    const stopped = guard?.stopped();
+    if (stopped !== undefined && outcome.state === 'stopped') {
+      throw new WorkflowError(
+        'INVALID_METADATA',
+        `Run ${handle.runId} reached checkpoint "${stopped.checkpoint}", which nobody can answer in this Pi session (no UI: print, JSON or RPC mode); the run was stopped. Workflows containing checkpoints cannot run headless: run it from an interactive Pi session (wfcli runs headless too)`,
+        { runId: handle.runId, reason: 'checkpoint', name: stopped.checkpoint },
+      );
+    }
     return runResult(outcome, ctx.getContextUsage());
+  }
+
+  /**
+   * Without UI a foreground wait on a checkpoint never ends: the model cannot
+   * call workflow_respond while its tool call waits, and no one else can
+   * answer. A checkpoint that starts waiting stops the run (the launch check
+   * refuses the checkpoints it can see first; this catches what it cannot).
+   */
+  #stopAtCheckpoint(runId: string): { dispose(): void; stopped(): CheckpointStop | undefined } {
+    let stopped: CheckpointStop | undefined;
+    const dispose = this.#pi.events.on(WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, (data) => {
+      const event = data as WorkflowCheckpointStateChangedEvent;
+      if (event.runId !== runId || event.state !== 'awaiting' || stopped !== undefined) return;
+      stopped = { checkpoint: event.name };
+      void this.engine.stop(this.cwd, runId).catch(() => undefined);
+    });
+    return { dispose, stopped: () => stopped };
   }
 
   refusal(name: string): string | undefined {

@@ -1,6 +1,6 @@
 /**
  * The update notice (spec 1 "What the service does"): after a package update,
- * one non-blocking notice per new version from the packaged CHANGELOG.md; the
+ * the section of every new version from the packaged CHANGELOG.md; the
  * first interactive startup shows the current release section. The last
  * announced version is kept in `<agentDir>/pi-extensible-workflows/
  * changelog-state.json`. Everything here is best-effort: a missing or
@@ -46,6 +46,17 @@ export function sectionsToAnnounce(sections: readonly ReleaseSection[], installe
     .sort((a, b) => compareVersions(a.version, b.version));
 }
 
+/**
+ * The notice: every announced version's section, oldest first, each under
+ * its own heading. One `notify` call, because Pi's TUI shows back-to-back
+ * status notices on one line, each replacing the one before: a notice per
+ * call would leave only the newest version on screen.
+ */
+function noticeText(installed: string, last: string | undefined, announced: readonly ReleaseSection[]): string {
+  const title = last === undefined ? `pi-extensible-workflows ${installed}` : `pi-extensible-workflows updated from ${last} to ${installed}`;
+  return [title, ...announced.map((section) => section.text)].join('\n\n');
+}
+
 export interface UpdateNoticeInput {
   readonly agentDir: string;
   readonly pkg: PackageInfo | undefined;
@@ -66,9 +77,9 @@ export function showUpdateNotice(input: UpdateNoticeInput): string[] {
   const last = readLastVersion(statePath);
   if (last !== undefined && compareVersions(pkg.version, last) <= 0) return [];
   const announced = sectionsToAnnounce(sections, pkg.version, last);
-  for (const section of announced) {
+  if (announced.length > 0) {
     try {
-      input.notify(`pi-extensible-workflows ${section.version}\n\n${section.text}`);
+      input.notify(noticeText(pkg.version, last, announced));
     } catch {
       // A UI that cannot show it is no reason to fail startup.
     }

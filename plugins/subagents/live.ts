@@ -7,7 +7,7 @@
  * written to the run's plugin state as it happens (progress writes, not
  * fsynced). Nothing here runs an agent: the kernel does.
  */
-import type { AgentSetup, AgentSetupContext, AgentTransport, RunAccess, SessionProgress, WorkflowSession } from '../../kernel/index.js';
+import type { AgentSetup, AgentSetupContext, AgentTransport, RunAccess, SessionProgress, SessionStats, WorkflowSession } from '../../kernel/index.js';
 import { PLUGIN_NAME, parseState, toJson, writableState, ZERO_USAGE, type SubagentState } from './state.js';
 
 export interface LiveAttempt {
@@ -68,7 +68,7 @@ export class LiveSessions {
         this.changed(runId);
         // A disposed session drops its listeners; the runner sees the session itself, unwrapped.
         session.subscribe((progress) => {
-          if (record(context.access, (state) => advance(state, progress))) this.changed(runId);
+          if (record(context.access, (state) => advance(state, progress, () => session.stats()))) this.changed(runId);
         });
         return session;
       },
@@ -76,21 +76,34 @@ export class LiveSessions {
   }
 }
 
-/** The state after one progress event; the same object when it changes nothing shown. */
-function advance(state: SubagentState, progress: SessionProgress): SubagentState {
+function usageOf(stats: SessionStats): SubagentState['progress']['liveUsage'] {
+  return { inputTokens: stats.inputTokens, outputTokens: stats.outputTokens, costUsd: stats.costUsd };
+}
+
+/**
+ * The state after one progress event; the same object when it changes
+ * nothing shown. Usage is the session's cumulative stats: a tool call starts
+ * after the model's answer that asked for it, so that answer's tokens count
+ * while the tool runs, not only once the turn ends.
+ */
+function advance(state: SubagentState, progress: SessionProgress, stats: () => SessionStats): SubagentState {
   const now = new Date().toISOString();
   const { progress: current } = state;
   switch (progress.type) {
     case 'turn_start':
       return { ...state, progress: { ...current, turns: current.turns + 1, lastActivity: now } };
-    case 'turn_end': {
-      const { inputTokens, outputTokens, costUsd } = progress.stats;
-      return { ...state, progress: { ...current, liveUsage: { inputTokens, outputTokens, costUsd }, lastActivity: now } };
-    }
+    case 'turn_end':
+      return { ...state, progress: { ...current, liveUsage: usageOf(progress.stats), lastActivity: now } };
     case 'tool':
       return {
         ...state,
-        progress: { ...current, toolCalls: { ...current.toolCalls, [progress.name]: (current.toolCalls[progress.name] ?? 0) + 1 }, lastTool: progress.name, lastActivity: now },
+        progress: {
+          ...current,
+          toolCalls: { ...current.toolCalls, [progress.name]: (current.toolCalls[progress.name] ?? 0) + 1 },
+          lastTool: progress.name,
+          liveUsage: usageOf(stats()),
+          lastActivity: now,
+        },
       };
     default:
       return state;

@@ -1,11 +1,11 @@
 /**
  * Finding checkpoints before a headless launch or an export
- * (cli/checkpoints.ts): in a registered function's source, in what it invokes,
+ * (plugins/host/headless-checkpoints.ts): in a registered function's source, in what it invokes,
  * and in a script's call sites.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { beginWorkflowExtensionLoading, registerWorkflowExtension, resetWorkflowRegistry, type WorkflowFunction } from '../../kernel/index.js';
-import { checkpointingFunction, functionFacts, refuseCheckpoints } from '../../cli/checkpoints.js';
+import { checkpointingFunction, functionFacts, refuseCheckpoints } from '../../plugins/host/headless-checkpoints.js';
 import { thrownBy } from '../support/engine-harness.js';
 
 function register(functions: Record<string, WorkflowFunction['run']>): void {

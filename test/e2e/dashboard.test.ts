@@ -144,7 +144,10 @@ describe('/workflow in a pi process', () => {
       await gateStarted(cwd, 'deploy');
       release(cwd, 'deploy');
       // No key is pressed: the run's events redraw the dashboard.
-      await terminal.waitForText('› Workflow deploy · completed');
+      // The header no longer says the run executes here once it ended (issue 29 item 16).
+      const ended = await terminal.waitFor((text) => text.includes('› Workflow deploy · completed') && text.includes(`Run ${runs.deploy} · `), 'the completed dashboard');
+      expect(ended).toContain('· not executing');
+      expect(ended).not.toContain('executing in this session');
       expect(pi.readJson(join(pi.runDir(SESSION, runs.deploy), 'result.json'))).toBe('shipped');
       terminal.keys('Escape');
 

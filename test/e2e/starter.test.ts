@@ -107,7 +107,7 @@ describe('the reviewLoop starter in a pi process', () => {
     expect(new Set(developerSessions).size).toBe(1);
     expect(reviewerSessions).toHaveLength(2);
     expect(new Set([...reviewerSessions, ...developerSessions]).size).toBe(3);
-    expect(Object.values(snapshot.agents).map((agent) => `${agent.label}@${agent.phase}`).sort()).toEqual(['developer@iteration 1', 'developer@iteration 2', 'reviewer@iteration 1', 'reviewer@iteration 2']);
+    expect(Object.values(snapshot.agents).map((agent) => `${agent.label}@${agent.phase}`).sort()).toEqual(['developer@reviewLoop › iteration 1', 'developer@reviewLoop › iteration 2', 'reviewer@reviewLoop › iteration 1', 'reviewer@reviewLoop › iteration 2']);
 
     // developer-model and reviewer-model (and the other three) are the launching session's model.
     expect(workRequests(model).map((request) => request.model)).toEqual([MODEL_ID, MODEL_ID, MODEL_ID, MODEL_ID]);
@@ -116,6 +116,21 @@ describe('the reviewLoop starter in a pi process', () => {
       expect(mapping[alias]).toMatch(new RegExp(`^e2e/${MODEL_ID}(:[a-z]+)?$`));
       expect(sources[alias]).toMatchObject({ kind: 'dynamic', extension: { headline: 'reviewLoop starter' } });
     }
+  });
+
+  it('keeps the phases of two reviewLoop calls apart: each names the call that set it', async () => {
+    const { execution, runDir } = await launch('twice', "const a = await reviewLoop({ task: 'First task' });\nconst b = await reviewLoop({ task: 'Second task' });\nreturn [a.iterations, b.iterations];");
+    expect(execution?.details).toMatchObject({ state: 'completed', value: [2, 1] });
+    const snapshot = pi.readJson(join(runDir, 'snapshot.json')) as { phase: string; agents: Record<string, { label: string; phase: string; breadcrumb: string[] }> };
+    expect(Object.values(snapshot.agents).map((agent) => `${agent.breadcrumb.join('/')}: ${agent.label}@${agent.phase}`)).toEqual([
+      'reviewLoop: developer@reviewLoop › iteration 1',
+      'reviewLoop: reviewer@reviewLoop › iteration 1',
+      'reviewLoop: developer@reviewLoop › iteration 2',
+      'reviewLoop: reviewer@reviewLoop › iteration 2',
+      'reviewLoop#2: developer@reviewLoop#2 › iteration 1',
+      'reviewLoop#2: reviewer@reviewLoop#2 › iteration 1',
+    ]);
+    expect(snapshot.phase).toBe('reviewLoop#2 › iteration 1');
   });
 
   it('lets a static reviewer-model in the settings win over the dynamic alias', async () => {

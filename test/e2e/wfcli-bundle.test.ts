@@ -189,6 +189,20 @@ describe('wfcli bundle', () => {
     expect(readdirSync(author.cwd).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 
+  it('bundles reviewLoop, a function of the core package itself: the core package stays external, and the bundle sets up elsewhere', async () => {
+    const bundled = await runWfcli(author, ['bundle', 'reviewLoop', '--output', 'review-bundle']);
+    expect(bundled.code, bundled.stderr).toBe(0);
+    expect(bundled.stderr).toMatch(/^bundled reviewLoop: payload \d+ bytes, importing pi-extensible-workflows\/starter from the installed engine \(the core package stays external\)/m);
+    const dir = join(author.cwd, 'review-bundle');
+    expect(readFileSync(join(dir, 'payload', 'extension.mjs'), 'utf8')).toMatch(/^export \{ default \} from 'pi-extensible-workflows\/starter';$/m);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ command: 'reviewLoop', workflow: 'reviewLoop', dependencies: [], source: { module: expect.stringMatching(/\/dist\/starter\/index\.js$/) as unknown } });
+    cpSync(dir, join(app, 'review-bundle'), { recursive: true });
+    const setup = await launch(join(app, 'review-bundle', 'reviewLoop'), ['setup'], user.cwd, piEnv(user));
+    expect(setup.code, setup.stderr).toBe(0);
+    expect(setup.stdout).toMatch(/^ready: reviewLoop runs "reviewLoop" with Pi \S+ and engine \S+$/m);
+  });
+
   it("bundles the example extension's brief, which runs elsewhere after setup", async () => {
     const bundled = await runWfcli(author, ['bundle', 'brief', '--output', 'brief']);
     expect(bundled.code, bundled.stderr).toBe(0);

@@ -136,9 +136,10 @@ describe('the function context', () => {
     const outcome = await handle.outcome;
     expect(outcome.state).toBe('completed');
     expect(outcome.value).toEqual({ sh: 'fn-env\n', text: 'n=1', par: { a: 'pa\n', b: 2 }, pipe: { i: 'i:3' }, invoked: 42, agent: 'echo:ask', approved: true });
-    expect(h.snapshot(handle.runDir).phase).toBe('inside');
+    // A phase set inside a function is named after its call (issue 29: two calls never share a phase).
+    expect(h.snapshot(handle.runDir).phase).toBe('outer › inside');
     expect(h.runEvents(handle.runDir)).toEqual([
-      expect.objectContaining({ type: 'phase', phase: 'inside', path: ['fn:outer'] }),
+      expect.objectContaining({ type: 'phase', phase: 'outer › inside', path: ['fn:outer'] }),
       expect.objectContaining({ type: 'log', message: 'from function', path: ['fn:outer'] }),
     ]);
     const keys = h.journal(handle.runDir).map((record) => record.key as string);

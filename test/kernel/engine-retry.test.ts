@@ -184,8 +184,12 @@ describe('retry', () => {
     expect(error.details).toEqual({ runId: child.runId });
     hold.resolve();
     expect((await child.outcome).state).toBe('completed');
-    // Once the child is terminal, the lineage is free again.
-    const again = await h.engine.retry(h.cwd, parent.runId);
+    // Once the child completed, retrying the source again is refused naming it (issue 29): it would rerun unjournaled work.
+    const done = await rejectionOf(h.engine.retry(h.cwd, parent.runId));
+    expect(done).toMatchObject({ code: 'RESUME_INCOMPATIBLE', details: { runId: child.runId, reason: 'completed_retry' } });
+    expect(done.message).toContain(`its retry ${child.runId} completed`);
+    // Only an explicit `again` (wfcli retry --force) retries it once more.
+    const again = await h.engine.retry(h.cwd, parent.runId, { again: true });
     expect((await again.outcome).state).toBe('completed');
   });
 

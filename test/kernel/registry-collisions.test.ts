@@ -46,6 +46,23 @@ describe('collisions across extensions', () => {
     expect(loadingRegistry().getFunction('reviewLoop')?.extension.headline).toBe('Starter');
   });
 
+  it('accepts the same module registering twice while loading (a bundle payload re-exporting an entry Pi loads too); a copy with other code still collides', () => {
+    // Two evaluations of one module: equal text, distinct objects.
+    const copy = (run: () => null): WorkflowExtension =>
+      extension('Starter', { source: 'file:///pkg/dist/starter/index.js', functions: { reviewLoop: { ...fn, run } }, modelAliases: { 'dev-model': { resolve: () => 'p/m' } } });
+    const first = copy(() => null);
+    registerWorkflowExtension(first);
+    registerWorkflowExtension(copy(() => null));
+    expect(loadingRegistry().extensions()).toHaveLength(1);
+    expect(loadingRegistry().getFunction('reviewLoop')?.definition.run).toBe((first.functions as Record<string, { run: unknown }>)['reviewLoop']?.run);
+    // Same identity and source, other code: not the same module.
+    expectRejected(copy((() => 'other') as unknown as () => null), 'GLOBAL_COLLISION', '"reviewLoop"');
+    // Without a declared source nothing proves it is the same module.
+    resetWorkflowRegistry();
+    registerWorkflowExtension(extension('Starter', { functions: { reviewLoop: fn } }));
+    expectRejected(extension('Starter', { functions: { reviewLoop: fn } }), 'GLOBAL_COLLISION', '"reviewLoop"');
+  });
+
   it.each([
     ['modelAliases', 'model alias', { fast: { resolve: () => 'p/m' } }],
     ['agentPreparationHooks', 'preparation hook', { fast: { priority: 1, prepare: noop } }],

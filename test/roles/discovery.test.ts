@@ -41,14 +41,15 @@ const discover = (contributions: RoleContribution[] = [], projectTrusted = true)
 const describedAs = (roles: RoleSet) => Object.fromEntries([...roles].map(([name, role]) => [name, `${role.source.kind}: ${role.definition.description}`]));
 
 describe('role discovery', () => {
-  it('has the five model-free, selector-free fallback roles when nothing else defines roles', async () => {
+  it('has the five model-free fallback roles when nothing else defines roles; only the read-only ones narrow tools, dropping edit and write', async () => {
     const roles = await discover();
     expect([...roles.keys()].sort()).toEqual(['developer', 'oracle', 'researcher', 'reviewer', 'scout']);
     for (const role of FALLBACK_ROLES) {
       expect(roles.get(role.name)?.source).toEqual({ kind: 'fallback' });
       expect(role).not.toHaveProperty('model');
-      expect(role).not.toHaveProperty('tools');
       expect(role.prompt).not.toBe('');
+      if (role.name === 'developer') expect(role).not.toHaveProperty('tools');
+      else expect(role.tools).toEqual(['!edit', '!write']);
     }
   });
 

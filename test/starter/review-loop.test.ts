@@ -92,7 +92,7 @@ describe('reviewLoop', () => {
     expect(reviewers[1]?.prompt).toContain('<summary>\nwork 2\n</summary>');
     // One phase per iteration, and one log line per review.
     const agents = Object.values(snapshotOf(outcome.runDir).agents);
-    expect(agents.map((agent) => `${agent.label}@${agent.phase}`).sort()).toEqual(['developer@iteration 1', 'developer@iteration 2', 'reviewer@iteration 1', 'reviewer@iteration 2']);
+    expect(agents.map((agent) => `${agent.label}@${agent.phase}`).sort()).toEqual(['developer@reviewLoop › iteration 1', 'developer@reviewLoop › iteration 2', 'reviewer@reviewLoop › iteration 1', 'reviewer@reviewLoop › iteration 2']);
     const logs = readJsonLines(join(outcome.runDir, 'events.jsonl')).filter((event) => event['type'] === 'log');
     expect(logs.map((event) => event['message'])).toEqual(['review 1: not passed (Fix problem 1.)', 'review 2: passed (Looks right.)']);
   });

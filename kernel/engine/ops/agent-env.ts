@@ -68,7 +68,9 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     usage,
     lastActivity: new Date().toISOString(),
   });
+  /** `attempts` counts attempts that got a session: one refused before (a hard launch limit, a setup hook) never started. */
   let current = { label: place.label, attempts: 0, usage: ZERO };
+  let nextAttempt = 1;
   let queuedPending = true;
   let runningPending = false;
   const persistQueued = (options: AgentWrite = {}) => {
@@ -126,9 +128,9 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     admit: (signal) => deps.admit(signal),
     onAttempt: (attempt, label, usage) => {
       settle();
-      current = { label, attempts: attempt, usage };
+      current = { ...current, label, usage };
+      nextAttempt = attempt;
       if (attempt > 1) record.setAgent({ ...summary(label, attempt, usage), state: 'retrying' });
-      runningPending = true;
     },
     started: (attempt, reference) => {
       const remember = (draft: { agentSessions: RunRecord['snapshot']['agentSessions'] }) => {
@@ -136,9 +138,11 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
         const previous = (draft.agentSessions[agentId] as JsonValue[] | undefined) ?? [];
         draft.agentSessions = { ...draft.agentSessions, [agentId]: [...previous, { attempt, ...reference }] };
       };
-      if (deps.ended()) runningPending = false;
+      current = { ...current, attempts: Math.max(current.attempts, nextAttempt) };
+      runningPending = !deps.ended();
       if (!persistRunning({ with: remember }) && reference !== undefined) record.update(remember, { durable: false });
     },
+    startedAttempts: () => current.attempts,
     ...(place.handle ? { handleSessions: deps.handleSessions } : {}),
     forChild: (childId) =>
       createAgentEnv(deps, { agentId: childId, path, label: childId.slice(childId.lastIndexOf('/') + 1).replace(/#\d+$/, ''), handle: false, parentId: agentId, cwd: place.cwd }),
@@ -150,6 +154,8 @@ export function createAgentEnv(deps: AgentEnvDeps, place: AgentPlace): AgentRunE
     finished: (state, usage) => {
       if (deps.ended()) return;
       settle();
+      // `queued`: it never started and stays to be started (the persisted queued state is it).
+      if (state === 'queued') return;
       record.setAgent({ ...summary(current.label, Math.max(current.attempts, state === 'completed' ? 1 : 0), usage ?? current.usage), state });
     },
   };

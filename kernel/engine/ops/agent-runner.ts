@@ -52,10 +52,12 @@ export interface AgentRunEnv {
   /** Persists the configuration before any session exists. */
   freeze(configKey: string, config: FrozenAgentConfiguration): void;
   admit(signal: AbortSignal): Promise<AgentLease>;
-  /** An attempt begins; its `running` state is persisted by `started` (or before any other state). */
+  /** An attempt begins; it counts, and its `running` state is persisted, once it has its session (`started`). */
   onAttempt(attempt: number, label: string, usage: AgentUsage): void;
   /** The attempt has its session: persists `running`, with the reference of a new session. */
   started(attempt: number, reference: Readonly<Record<string, JsonValue>> | undefined): void;
+  /** Attempts that got a session so far. */
+  startedAttempts(): number;
   /**
    * Live sessions of named handles, kept between turns so each send continues
    * the transcript; absent for one-shot agents. The segment disposes them.
@@ -65,8 +67,8 @@ export interface AgentRunEnv {
   forChild(agentId: string): AgentRunEnv;
   /** Persists `waiting_for_child` (true) or `running` again (false). */
   waiting(waiting: boolean): void;
-  /** Records the call's final agent state. */
-  finished(state: 'completed' | 'failed' | 'cancelled', usage?: AgentUsage): void;
+  /** Records the call's final agent state; `queued` leaves an agent that never started as it is. */
+  finished(state: 'completed' | 'failed' | 'cancelled' | 'queued', usage?: AgentUsage): void;
 }
 
 /** One validator per distinct schema: a shared instance would refuse a second schema with the same `$id`. */
@@ -328,7 +330,9 @@ export async function runRecorded(env: AgentRunEnv, request: AgentRequest, signa
     env.finished('completed', result.usage);
     return result;
   } catch (error) {
-    env.finished(signal.aborted ? 'cancelled' : 'failed', tally.usage);
+    // A budget halt before any session: the agent did not start, and the resume that raises the budget starts it.
+    const halted = isWorkflowError(error) && error.code === 'BUDGET_EXHAUSTED' && env.startedAttempts() === 0;
+    env.finished(signal.aborted ? 'cancelled' : halted ? 'queued' : 'failed', tally.usage);
     throw error;
   }
 }

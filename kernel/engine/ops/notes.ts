@@ -12,9 +12,20 @@ import type { RunRecord } from '../run-record.js';
 import { appendRunEvent, LOG_LIMIT_BYTES, prefix } from '../run-log.js';
 import type { NoteBudget } from './note-budget.js';
 
-export function notePhase(record: RunRecord, budget: NoteBudget, scope: Scope, args: readonly JsonValue[]): void {
-  const [name] = args;
-  if (typeof name !== 'string' || name.trim() === '') throw new WorkflowError('INVALID_METADATA', 'phase needs a non-empty name');
+/**
+ * A phase set inside a registered function is named after the call that set
+ * it (`reviewLoop#2 › iteration 1`, the call's breadcrumb: its invoke label
+ * or `name#n`), so two calls of one function never share a phase and views
+ * that group agents by phase keep each call's phases apart.
+ */
+export function phaseName(name: string, breadcrumb: readonly string[]): string {
+  return breadcrumb.length === 0 ? name : `${breadcrumb.join(' › ')} › ${name}`;
+}
+
+export function notePhase(record: RunRecord, budget: NoteBudget, scope: Scope, args: readonly JsonValue[], breadcrumb: readonly string[] = []): void {
+  const [given] = args;
+  if (typeof given !== 'string' || given.trim() === '') throw new WorkflowError('INVALID_METADATA', 'phase needs a non-empty name');
+  const name = phaseName(given, breadcrumb);
   if (record.snapshot.phase === name) return;
   budget.admit('phase', args);
   if (!record.setPhase(name)) return;

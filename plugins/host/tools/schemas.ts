@@ -171,6 +171,7 @@ export const STATUS_OUTPUT = {
     createdAt: string,
     updatedAt: string,
     terminalAt: string,
+    activeMs: { type: 'number', minimum: 0 },
     checkpoints: {
       type: 'array',
       items: {

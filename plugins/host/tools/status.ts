@@ -1,4 +1,5 @@
 /** `workflow_status` (read-only) and `workflow_stop`: one run of this project by ID. */
+import type { StatusSummary } from '../../../kernel/index.js';
 import type { WorkflowToolSpec } from './define.js';
 import { RUN_ID_PARAMS, STATUS_OUTPUT, STOP_OUTPUT } from './schemas.js';
 
@@ -16,9 +17,26 @@ export const statusTool: WorkflowToolSpec<typeof RUN_ID_PARAMS> = {
   async run({ runId }, { host }) {
     const summary = host.engine.status(host.cwd, runId);
     const delivery = { mode: summary.launchMode, state: host.delivery(runId) ?? 'none' };
-    return { ...summary, delivery, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
+    return { ...withoutResolverValues(summary), delivery, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
   },
 };
+
+/** The aliases plugin's state key and the part of it that holds resolved targets. */
+const ALIASES_STATE = 'aliases';
+const RESOLVED_TARGETS = 'mapping';
+
+/**
+ * Spec 2: agents never receive resolver values, and a dynamic alias's
+ * resolved target is one. The model's status view drops the stored mapping
+ * (alias → concrete model); the run keeps it, `wfcli status` shows it to a
+ * human, and `workflow_catalog` says what each alias is.
+ */
+export function withoutResolverValues(summary: StatusSummary): StatusSummary {
+  const aliases = summary.plugins[ALIASES_STATE];
+  if (typeof aliases !== 'object' || aliases === null || Array.isArray(aliases) || !(RESOLVED_TARGETS in aliases)) return summary;
+  const { [RESOLVED_TARGETS]: _resolved, ...rest } = aliases;
+  return { ...summary, plugins: { ...summary.plugins, [ALIASES_STATE]: rest } };
+}
 
 export const stopTool: WorkflowToolSpec<typeof RUN_ID_PARAMS> = {
   name: 'workflow_stop',

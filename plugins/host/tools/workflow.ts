@@ -1,8 +1,12 @@
 /**
  * `workflow`: launches a run. Background (the default) returns the run ID at
  * once and reports the end as one follow-up message; foreground waits and
- * returns the value inline or the completion descriptor (delivery.ts).
+ * returns the value inline or the completion descriptor (delivery.ts). In
+ * print and JSON mode every run is waited for (docs/tools.md "Print and JSON
+ * mode"), and without UI checkpoints are refused.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { JsonValue, LaunchRequest, RunHandle } from '../../../kernel/index.js';
 import type { RunResult } from '../delivery.js';
 import type { HostSession } from '../host-session.js';
@@ -35,13 +39,49 @@ export async function followRun(handle: RunHandle, foreground: boolean, call: To
   host.adopt(handle, call.ctx);
   const warnings = handle.warnings === undefined ? {} : { warnings: handle.warnings };
   const started: StartedRun = { runId: handle.runId, state: 'running', delivery: 'follow-up', ...warnings };
-  if (!foreground) {
+  // Print and JSON mode end the session once the prompt is answered: a background run would be interrupted then, its follow-up never sent.
+  const inForeground = !foreground && host.endsAfterPrompt;
+  if (!foreground && !inForeground) {
     host.watch(handle);
     return started;
   }
   const result = await host.finish(handle, call.ctx, call.signal);
-  if (typeof result !== 'string') return { ...result, ...warnings };
+  if (typeof result !== 'string') return inForeground ? { ...result, ...warnings, message: RAN_IN_FOREGROUND } : { ...result, ...warnings };
   return { ...started, message: `${WAIT_ENDS[result]}: run ${handle.runId} continues in the background, and its end arrives as one follow-up message.` };
+}
+
+/** What a background request in print or JSON mode returns with its result. */
+export const RAN_IN_FOREGROUND =
+  'Ran in the foreground although a background run was asked for: this Pi session (print or JSON mode) ends once the prompt is answered, so a background run would be interrupted and its end never delivered.';
+
+/**
+ * Without UI nobody can answer a checkpoint (spec 1: workflows containing
+ * checkpoints cannot run headless): a script whose checkpoints the launch
+ * preflight can see, or that calls a registered function using one, is
+ * refused before the run exists. `scriptPath` is read here once and its text
+ * launched, so what was checked is what runs.
+ */
+async function refuseHeadlessCheckpoints(host: ToolCall['host'], request: LaunchRequest): Promise<LaunchRequest> {
+  let source = request.script;
+  let checked = request;
+  if (source === undefined && request.scriptPath !== undefined) {
+    try {
+      source = readFileSync(resolve(host.cwd, request.scriptPath), 'utf8');
+    } catch {
+      // The launch reports an unreadable scriptPath with its own words.
+      return request;
+    }
+    const { scriptPath: _read, ...rest } = request;
+    checked = { ...rest, script: source };
+  }
+  if (source === undefined) return request;
+  const inspected = host.engine.inspect(source);
+  const { refuseCheckpoints } = await import('../headless-checkpoints.js');
+  refuseCheckpoints(Object.values(inspected.sites), inspected.functionCalls, {
+    what: 'headless: this Pi session has no UI to answer them (print, JSON or RPC mode)',
+    fix: 'run the workflow from an interactive Pi session (wfcli runs headless too)',
+  });
+  return checked;
 }
 
 /** The persisted launch mode of a run (resume and retry keep it unless told otherwise). */
@@ -86,7 +126,8 @@ export const workflowTool: WorkflowToolSpec<typeof WORKFLOW_PARAMS> = {
       ...(params.parentRunId === undefined ? {} : { parentRunId: params.parentRunId }),
       ...(params.budget === undefined ? {} : { options: { budget: params.budget as JsonValue } }),
     };
-    const handle = await host.engine.launch(request);
+    const checked = host.headless ? await refuseHeadlessCheckpoints(host, request) : request;
+    const handle = await host.engine.launch(checked);
     return followRun(handle, params.foreground === true, call);
   },
 };

@@ -1,6 +1,6 @@
 /**
- * The update notice from the packaged CHANGELOG.md: first startup, one notice
- * per newer version, silence for the same version, a source checkout and a
+ * The update notice from the packaged CHANGELOG.md: first startup, every
+ * newer version's section, silence for the same version, a source checkout and a
  * missing changelog; best-effort state handling.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,12 +76,12 @@ describe('the update notice', () => {
     expect(notices().versions).toEqual([]);
   });
 
-  it('shows one notice per newer version after an update, oldest first', () => {
+  it('shows every newer version after an update, oldest first, in one notice (Pi shows back-to-back notices on one line)', () => {
     mkdirSync(join(agentDir, 'pi-extensible-workflows'), { recursive: true });
     writeFileSync(changelogStatePath(agentDir), JSON.stringify({ format: 1, lastVersion: '0.1.0' }));
     const shown = notices();
     expect(shown.versions).toEqual(['0.2.0', '0.3.0']);
-    expect(shown.messages).toHaveLength(2);
+    expect(shown.messages).toEqual(['pi-extensible-workflows updated from 0.1.0 to 0.3.0\n\n## [0.2.0] - 2026-02-01\n\n- Second.\n\n## [0.3.0] - 2026-03-01\n\n### Added\n- Third.']);
     expect(notices().versions).toEqual([]);
   });
 

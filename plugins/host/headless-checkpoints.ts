@@ -1,7 +1,8 @@
 /**
  * Checkpoints cannot run headless (spec 1 "Rules for run"): nobody can answer
- * them. Before a headless launch, and before `wfcli export` writes a
- * launcher, the workflow is searched for checkpoints:
+ * them. Before a headless launch (`wfcli run`, a `workflow` call in a Pi
+ * session without UI: print, JSON, RPC without UI), and before `wfcli export`
+ * writes a launcher, the workflow is searched for checkpoints:
  *
  * - a script: its `checkpoint(...)` call sites (the launch preflight), and
  *   the registered functions it calls;
@@ -13,11 +14,10 @@
  *
  * A source that cannot be parsed (native or bound functions) proves nothing
  * either way; a checkpoint reached at run time is then refused by the
- * headless run itself (follow.ts).
+ * headless run itself (cli/follow.ts, the host's headless guard). Loaded only
+ * when such a launch happens: it brings rollup's parser.
  */
-import { parseAst } from '../kernel/preflight/parse-ast.js';
-import { WorkflowError, loadingRegistry } from '../kernel/index.js';
-import { isNode, walk, type Node } from '../kernel/preflight/ast.js';
+import { WorkflowError, isNode, loadingRegistry, parseAst, walk, type Node } from '../../kernel/index.js';
 
 interface FunctionFacts {
   readonly checkpoint: boolean;
@@ -76,15 +76,25 @@ export function checkpointingFunction(names: readonly string[]): string | undefi
   return undefined;
 }
 
-export function headlessCheckpointError(where: string): WorkflowError {
-  return new WorkflowError('INVALID_METADATA', `Workflows containing checkpoints cannot run headless or through exported launchers (${where}); launch them from Pi`, {
+/** wfcli's words: its runs and exported launchers are headless. */
+export const WFCLI_HEADLESS = { what: 'headless or through exported launchers', fix: 'launch them from Pi' } as const;
+
+export interface HeadlessContext {
+  /** Where the workflow runs: `headless or through exported launchers`. */
+  readonly what: string;
+  /** What to do instead. */
+  readonly fix: string;
+}
+
+export function headlessCheckpointError(where: string, context: HeadlessContext = WFCLI_HEADLESS): WorkflowError {
+  return new WorkflowError('INVALID_METADATA', `Workflows containing checkpoints cannot run ${context.what} (${where}); ${context.fix}`, {
     reason: 'checkpoint',
   });
 }
 
 /** Refuses a script with a checkpoint call site or one in a registered function it calls. */
-export function refuseCheckpoints(sites: readonly { readonly callee: string }[], functionCalls: readonly string[]): void {
-  if (sites.some((site) => site.callee === 'checkpoint')) throw headlessCheckpointError('the script calls checkpoint(...)');
+export function refuseCheckpoints(sites: readonly { readonly callee: string }[], functionCalls: readonly string[], context: HeadlessContext = WFCLI_HEADLESS): void {
+  if (sites.some((site) => site.callee === 'checkpoint')) throw headlessCheckpointError('the script calls checkpoint(...)', context);
   const fn = checkpointingFunction(functionCalls);
-  if (fn !== undefined) throw headlessCheckpointError(`the registered function "${fn}" uses checkpoint`);
+  if (fn !== undefined) throw headlessCheckpointError(`the registered function "${fn}" uses checkpoint`, context);
 }
