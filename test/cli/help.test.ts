@@ -20,7 +20,7 @@ describe('wfcli help and usage', () => {
       expect(io.err()).toBe('');
       for (const spec of COMMANDS) expect(io.out()).toContain(`  ${spec.name.padEnd(16)}${spec.summary}\n`);
       expect(io.out()).toContain(`  ${'relay'.padEnd(16)}Start the relay bridge`);
-      expect(io.out()).toContain('Exit codes: 0 success, 1 a typed\nworkflow error (CODE: message on stderr), 2 a usage error.');
+      expect(io.out()).toContain('Exit codes: 0 success, 1 a typed workflow error (CODE: message on\nstderr), 2 a usage error.');
     }
   });
 
