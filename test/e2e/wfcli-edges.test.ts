@@ -180,7 +180,7 @@ export default function () {
   it('a never-awaited agent of a completed run is cancelled', async () => {
     model.holdNext('Never awaited');
     const gate = join(pi.cwd, 'dangling.go');
-    const dangling = startWfcli(pi, ['run', '--script', script('dangling.js', `agent('Never awaited', { label: 'dangling' });\nawait shell('while [ ! -f ${gate} ]; do sleep 0.05; done');\nreturn 'done';`)]);
+    const dangling = startWfcli(pi, ['run', '--script', script('dangling.js', `const pending = agent('Never awaited', { label: 'dangling' });\nawait shell('while [ ! -f ${gate} ]; do sleep 0.05; done');\nreturn 'done';`)]);
     await model.waitForAgentRequest('Never awaited', 1);
     writeFileSync(gate, '');
     const done = await dangling.exited;
