@@ -104,6 +104,11 @@ export function scriptTooLarge(bytes: number): WorkflowError {
 
 /** @throws WorkflowError `INVALID_SYNTAX` with `{ line, column }` details. */
 export function preflight(source: string, options: PreflightOptions): PreflightResult {
+  return preflightWithEdits(source, options).result;
+}
+
+/** The preflight and the edits that made its program: a child process sends them so the host can map positions back (isolated.ts). */
+export function preflightWithEdits(source: string, options: PreflightOptions): { result: PreflightResult; edits: readonly Edit[] } {
   checkScriptSize(source);
   try {
     return check(source, options);
@@ -118,7 +123,7 @@ export function tooDeep(why: string): WorkflowError {
   return new WorkflowError('INVALID_SYNTAX', `The workflow script is nested too deeply to check (${why}); flatten the nesting`, { reason: 'nesting' });
 }
 
-function check(source: string, options: PreflightOptions): PreflightResult {
+function check(source: string, options: PreflightOptions): { result: PreflightResult; edits: readonly Edit[] } {
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
   checkSyntax(body, lines);
@@ -140,7 +145,7 @@ function check(source: string, options: PreflightOptions): PreflightResult {
   const callSites: Record<string, CallSite> = {};
   for (const { id, line, column, callee } of sites) callSites[id] = { id, line, column, callee };
   const facts = launchFacts(sites, parents, analysis);
-  return deepFreeze({
+  const result: PreflightResult = deepFreeze({
     source,
     program,
     sites: callSites,
@@ -151,10 +156,11 @@ function check(source: string, options: PreflightOptions): PreflightResult {
     agentOptionKeys: agentOptionKeys(sites),
     locate: programLocator(program, edits, lines),
   });
+  return { result, edits };
 }
 
 /** Program positions back to the source (the program's lines are built once, on the first error). */
-function programLocator(program: string, edits: readonly Edit[], lines: LineIndex): (line: number, column: number) => Position | undefined {
+export function programLocator(program: string, edits: readonly Edit[], lines: LineIndex): (line: number, column: number) => Position | undefined {
   let programLines: LineIndex | undefined;
   return (line, column) => {
     programLines ??= new LineIndex(program);

@@ -10,7 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { WorkflowError, isWorkflowErrorCode } from '../errors.js';
 import { deepFreeze } from '../json.js';
 import { kernelEntryPoint } from '../entry-point.js';
-import { checkScriptSize, preflight, tooDeep, type PreflightOptions, type PreflightResult } from './index.js';
+import { checkScriptSize, preflight, programLocator, tooDeep, type PreflightOptions, type PreflightResult } from './index.js';
+import type { Edit } from './edits.js';
+import { LineIndex } from './position.js';
 
 /** Sources above this many UTF-16 units are preflighted in a child process. */
 export const ISOLATE_ABOVE = 32 * 1024;
@@ -28,7 +30,7 @@ const CHILD_HEAP_MB = 1024;
 /** A preflight that runs longer than this is reported, never waited on for ever. */
 const CHILD_TIMEOUT_MS = 120_000;
 
-type Reply = { readonly ok: true; readonly result: Omit<PreflightResult, 'source'> } | { readonly ok: false; readonly error: { code: string; message: string; details?: Record<string, unknown> } };
+type Reply = { readonly ok: true; readonly result: Omit<PreflightResult, 'source' | 'locate'>; readonly edits: readonly Edit[] } | { readonly ok: false; readonly error: { code: string; message: string; details?: Record<string, unknown> } };
 
 /** The preflight of `source`, in-process or in a child process by its size; the same result and errors either way. */
 export function preflightScript(source: string, options: PreflightOptions, isolateAbove: number = ISOLATE_ABOVE): PreflightResult {
@@ -59,7 +61,8 @@ export function preflightScript(source: string, options: PreflightOptions, isola
     const { code, message, details } = reply.error;
     throw new WorkflowError(isWorkflowErrorCode(code) ? code : 'INTERNAL_ERROR', message, details);
   }
-  return deepFreeze({ source, ...reply.result });
+  // The source has the program's lines and length (module forms are blanked, never removed), so its index maps positions back.
+  return deepFreeze({ source, ...reply.result, locate: programLocator(reply.result.program, reply.edits, new LineIndex(source)) });
 }
 
 /**

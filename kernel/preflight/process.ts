@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isWorkflowError, messageOf } from '../errors.js';
-import { preflight, type PreflightOptions } from './index.js';
+import { preflightWithEdits, type PreflightOptions } from './index.js';
 
 interface Request {
   readonly source: string;
@@ -19,8 +19,10 @@ interface Request {
 let reply: unknown;
 try {
   const request = JSON.parse(readFileSync(0, 'utf8')) as Request;
-  const { source: _source, ...result } = preflight(request.source, { ...request.options, unavailable: new Map(request.options.unavailable) });
-  reply = { ok: true, result };
+  // The locator is a function: the edits it is built from travel instead, and the host rebuilds it.
+  const { result, edits } = preflightWithEdits(request.source, { ...request.options, unavailable: new Map(request.options.unavailable) });
+  const { source: _source, locate: _locate, ...rest } = result;
+  reply = { ok: true, result: rest, edits };
 } catch (error) {
   reply = { ok: false, error: isWorkflowError(error) ? error.toJSON() : { code: 'INTERNAL_ERROR', message: messageOf(error) } };
 }

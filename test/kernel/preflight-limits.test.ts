@@ -55,8 +55,15 @@ describe('the isolated preflight', () => {
   it('gives the in-process result: program, call sites, tool and function names, static agent options', () => {
     const inProcess = preflight(script, options);
     const isolated = preflightScript(script, options, 0);
-    expect(isolated).toEqual(inProcess);
+    const { locate: isolatedLocate, ...isolatedRest } = isolated;
+    const { locate: inProcessLocate, ...inProcessRest } = inProcess;
+    expect(isolatedRest).toEqual(inProcessRest);
     expect(Object.isFrozen(isolated.sites)).toBe(true);
+    // The locator is rebuilt in the host: every program position maps back to the same script position.
+    const programLines = inProcess.program.split('\n');
+    const positions = programLines.flatMap((text, index) => Array.from({ length: text.length + 1 }, (_, column) => [index + 1, column] as const));
+    expect(positions.map(([line, column]) => isolatedLocate(line, column))).toEqual(positions.map(([line, column]) => inProcessLocate(line, column)));
+    expect(positions.some(([line, column]) => inProcessLocate(line, column) !== undefined)).toBe(true);
   });
 
   it('gives the in-process errors, with their line and column', () => {

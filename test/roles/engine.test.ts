@@ -118,7 +118,8 @@ describe('the role option through the engine', () => {
     const outcome = await s.run(`return await agent('look', { role: 'reviewer' });`);
     expect(outcome.state).toBe('completed');
     const config = only(s.configs(outcome.runDir));
-    expect(config).toMatchObject({ model: '', label: 'reviewer', tools: [] });
+    // The fallback reviewer is read-only (issue 29): no edit or write.
+    expect(config).toMatchObject({ model: '', label: 'reviewer', tools: ['!edit', '!write'] });
     expect(config['systemPromptAppend']).toContain('You are a reviewer.');
   });
 

@@ -117,7 +117,7 @@ describe('the host extension factory', () => {
 
   it('marks a run left by a previous host interrupted and, with UI, offers to resume it', async () => {
     const before = load();
-    await startSession(before);
+    await startSession(before, context({ hasUI: true, mode: 'tui' }));
     const { runId } = await run(before, 'workflow', { name: 'gated', script: 'return await checkpoint({ name: "gate", prompt: "go?" })' });
     const state = async (pi: FakePi) => (await run(pi, 'workflow_status', { runId }))['state'];
     await waitFor(() => before.bus.some((entry) => entry.channel === 'workflow:checkpoint-state-changed'));

@@ -17,6 +17,7 @@ import {
   hasTrustRequiringProjectResources,
   type AgentSession,
   type ExtensionFactory,
+  type ExtensionUIContext,
 } from '@earendil-works/pi-coding-agent';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { RESULT_TOOL_NAME } from '../../../kernel/index.js';
@@ -78,7 +79,40 @@ export interface HostedSessionOptions {
   readonly without?: readonly string[];
   /** Prompt template files or directories to load (as a package's `pi.prompts` would). */
   readonly promptTemplates?: readonly string[];
+  /** A UI whose dialogs answer nothing, as an RPC client that shows none: the session has UI, so checkpoints may run. */
+  readonly silentUi?: boolean;
 }
+
+/** Every member of Pi's UI context, each doing nothing (Pi's own no-op context is not exported). */
+const SILENT_UI = {
+  select: async () => undefined,
+  confirm: async () => false,
+  input: async () => undefined,
+  notify: () => {},
+  onTerminalInput: () => () => {},
+  setStatus: () => {},
+  setWorkingMessage: () => {},
+  setWorkingVisible: () => {},
+  setWorkingIndicator: () => {},
+  setHiddenThinkingLabel: () => {},
+  setWidget: () => {},
+  setFooter: () => {},
+  setHeader: () => {},
+  setTitle: () => {},
+  custom: async () => undefined,
+  pasteToEditor: () => {},
+  setEditorText: () => {},
+  getEditorText: () => '',
+  editor: async () => undefined,
+  addAutocompleteProvider: () => {},
+  setEditorComponent: () => {},
+  getEditorComponent: () => undefined,
+  getAllThemes: () => [],
+  getTheme: () => undefined,
+  setTheme: () => ({ success: false, error: 'UI not available' }),
+  getToolsExpanded: () => false,
+  setToolsExpanded: () => {},
+} as unknown as ExtensionUIContext;
 
 export async function startHostedSession(dir: FauxAgentDir, options: HostedSessionOptions = {}): Promise<HostedSession> {
   // Without an explicit decision, the one `pi -p` reaches on its own (trusted when nothing of Pi's in the project needs trust).
@@ -101,7 +135,8 @@ export async function startHostedSession(dir: FauxAgentDir, options: HostedSessi
     sessionManager: options.sessionManager ?? SessionManager.inMemory(dir.cwd),
     ...(model === undefined ? {} : { model }),
   });
-  await session.bindExtensions({ mode: 'print' });
+  // A session that outlives its prompt, without UI, as Pi's RPC mode is (print mode ends with the prompt: tested in e2e).
+  await session.bindExtensions({ mode: 'rpc', ...(options.silentUi === true ? { uiContext: SILENT_UI } : {}) });
   let closed = false;
   return {
     session,

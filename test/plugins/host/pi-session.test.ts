@@ -106,7 +106,8 @@ describe('the workflow host in a Pi session', () => {
       });
     const sessionDir = join(suite.dir.root, 'pi-sessions');
     mkdirSync(sessionDir, { recursive: true });
-    const first = await start({ sessionManager: SessionManager.create(suite.dir.cwd, sessionDir), extensions: [listener] });
+    // A checkpoint needs a session with UI (without one it is refused before the run: spec 1).
+    const first = await start({ sessionManager: SessionManager.create(suite.dir.cwd, sessionDir), extensions: [listener], silentUi: true });
     const source = [
       'const a = await tools.bash({ command: "echo x >> log.txt; cat log.txt" });',
       'const ok = await checkpoint({ name: "gate", prompt: "Continue?" });',
