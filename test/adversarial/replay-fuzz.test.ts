@@ -11,7 +11,7 @@
  *   killed never gains a ledger line afterwards;
  * - nothing ran that the uninterrupted run does not run.
  *
- * REPLAY_FUZZ_SEEDS=<count> sets how many seeds run (default 4, the share of
+ * REPLAY_FUZZ_SEEDS=<count> sets how many seeds run (default 2, the share of
  * `npm test`; `npm run test:replay-fuzz` runs 200); REPLAY_FUZZ_SEED=<n>
  * reruns one. A failure names the seed, its script and every round.
  */
@@ -29,7 +29,7 @@ import { fuzzScript } from './fuzz-script.js';
 
 const SEEDS = process.env['REPLAY_FUZZ_SEED']
   ? [Number(process.env['REPLAY_FUZZ_SEED'])]
-  : Array.from({ length: Number(process.env['REPLAY_FUZZ_SEEDS'] ?? 6) }, (_, index) => 7000 + index * 104_729);
+  : Array.from({ length: Number(process.env['REPLAY_FUZZ_SEEDS'] ?? 2) }, (_, index) => 7000 + index * 104_729);
 const HOST = fileURLToPath(new URL('./fuzz-host.ts', import.meta.url));
 const HOST_TIMEOUT_MS = 60_000;
 

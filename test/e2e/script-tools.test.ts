@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferred } from '../support/engine-harness.js';
-import { createPiHome, installPackage, PI_EXECUTES_TOOLS, runPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, PI_EXECUTES_TOOLS, runPi, runPiRpcPrompt, type PiHome } from './support/pi-cli.js';
 import { toolExecution, type ToolExecution } from './support/pi-events.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
@@ -136,7 +136,8 @@ describe('tools.<name> in scripts run by a real pi', () => {
       }
       return { text: 'Noted.' };
     });
-    const { stdout } = await runPi(pi, piArgs('background', 'Run it in the background'));
+    // JSON mode waits for every run (docs/tools.md): RPC keeps this one in the background.
+    const { stdout } = await runPiRpcPrompt(pi, piArgs('background', 'Run it in the background').slice(2, -1), 'Run it in the background');
     const launch = toolExecution(stdout, 'workflow');
     expect(launch.details).toMatchObject({ state: 'running', delivery: 'follow-up' });
     if (runId === undefined) throw new Error('no run ID in the launch result');

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../kernel/process-identity.js';
-import { createPiHome, installPackage, runPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, runPiRpcPrompt, type PiHome } from './support/pi-cli.js';
 import { toolExecutions } from './support/pi-events.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
@@ -56,7 +56,8 @@ return { timeout: await codeOf(shell('echo $$ > timeout.pids; sleep 30 & echo $!
       await until(() => pidsIn(join(pi.cwd, 'background.pids')).length === 2);
       return { text: 'Done.' };
     });
-    const { stdout } = await runPi(pi, ['--mode', 'json', '--approve', '--session-id', 'shells', 'Run the workflows']);
+    // JSON mode waits for every run (docs/tools.md): RPC keeps the last one in the background until the session ends.
+    const { stdout } = await runPiRpcPrompt(pi, ['--approve', '--session-id', 'shells'], 'Run the workflows');
     const [timeout, launched] = toolExecutions(stdout).filter((execution) => execution.toolName === 'workflow');
     expect(timeout?.isError, timeout?.text).toBe(false);
     expect(timeout?.text).toMatch(/"timeout":\s*"SHELL_FAILED"/);

@@ -208,6 +208,40 @@ export async function installPackage(home: PiHome): Promise<string> {
   return root;
 }
 
+/**
+ * Runs one prompt through `pi --mode rpc <args>` and ends the session (its stdin closed, which Pi's RPC mode
+ * takes as the end) once the agent's turn has ended. Unlike `-p` and JSON mode, whose runs are all waited for
+ * (docs/tools.md), an RPC session keeps a background run in the background while the model goes on. Its stdout
+ * carries the same event lines as JSON mode.
+ */
+export async function runPiRpcPrompt(home: PiHome, args: readonly string[], message: string): Promise<PiResult> {
+  const child = spawn(process.execPath, [PI_CLI, '--mode', 'rpc', ...args], { cwd: home.cwd, env: piEnv(home), stdio: ['pipe', 'pipe', 'pipe'] });
+  live.get(home.home)?.add(child);
+  let stdout = '';
+  let stderr = '';
+  let ended = false;
+  child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
+  child.stdout.setEncoding('utf8').on('data', (data: string) => {
+    stdout += data;
+    if (!ended && /^\{"type":"agent_end"/m.test(stdout)) {
+      ended = true;
+      child.stdin.end();
+    }
+  });
+  const exited = new Promise<PiResult>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      live.get(home.home)?.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  child.stdin.write(`${JSON.stringify({ type: 'prompt', message })}\n`);
+  const guard = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
+  const result = await exited.finally(() => clearTimeout(guard));
+  if (result.code !== 0) throw new Error(`pi --mode rpc ${args.join(' ')} exited ${result.code ?? result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return result;
+}
+
 /** Runs `pi <args>` to its end; throws with its output unless it exits 0. */
 export async function runPi(home: PiHome, args: readonly string[], options: CliOptions = {}): Promise<PiResult> {
   const pi = startPi(home, args, options);
