@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Pi 1.x runs the files whose outcome depends on the Pi that runs them: package loading and contents, trust,
-// session storage, print mode, the extension UI and agent tools. The rest drive this package's own code.
-const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode', 'dashboard', 'update-notice', 'agent-tools'];
+// Pi 1.x runs the files whose outcome depends most on the Pi that runs them: package loading and contents,
+// trust, session storage and print mode. The rest drive this package's own code.
+const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode'];
 // The slowest wfcli suites (each case starts several headless Pi sessions) run in `npm run test:extended`,
 // so `npm test` stays under 15 minutes on 2 cores; the engine-level suites cover the same rules in `npm test`.
-const EXTENDED_FILES = ['script-compat', 'wfcli-resume', 'wfcli-extension', 'wfcli-bundle'];
+const EXTENDED_FILES = ['script-compat', 'wfcli-resume', 'wfcli-extension', 'wfcli-bundle', 'wfcli', 'wfcli-doctor', 'starter', 'tmux-panes'];
 const files = (names: readonly string[]): string[] => names.map((name) => `test/e2e/${name}.test.ts`);
 
 /** End-to-end tests (`npm run test:e2e`): real `pi` processes with this package installed; needs a built dist/. */
