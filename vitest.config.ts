@@ -1,8 +1,20 @@
 import { defineConfig } from 'vitest/config';
 import { CLI_SUITES } from './test/adversarial/vitest.cli.config.js';
 
-/** The edge worker's behaviour suite under workerd (about 85 s): the Node adapter runs the same suite in `npm test`. */
-const EXTENDED_UNIT_FILES = ['test/relay/worker.test.ts'];
+/**
+ * The slowest files whose rules `npm test` also covers elsewhere: the edge worker's behaviour suite under workerd
+ * (the Node adapter runs the same suite), the full-disk tmpfs runs (store/engine-faults injects the same faults),
+ * the host-survival probes, worktree reuse and scopes through real git, hook setup and the starter's prompts.
+ */
+const EXTENDED_UNIT_FILES = [
+  'test/relay/worker.test.ts',
+  'test/store/full-disk.test.ts',
+  'test/adversarial/host-survives.test.ts',
+  'test/plugins/worktrees/reuse.test.ts',
+  'test/plugins/worktrees/scope.test.ts',
+  'test/plugins/extension-hooks/setup.test.ts',
+  'test/starter/prompts.test.ts',
+];
 
 export default defineConfig({
   test: {
