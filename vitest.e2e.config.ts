@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode'];
 // The slowest wfcli suites (each case starts several headless Pi sessions) run in `npm run test:extended`,
 // so `npm test` stays under 15 minutes on 2 cores; the engine-level suites cover the same rules in `npm test`.
-const EXTENDED_FILES = ['script-compat', 'wfcli-resume', 'wfcli-extension', 'wfcli-bundle', 'wfcli', 'wfcli-doctor', 'starter', 'tmux-panes', 'tmux-panes-handoff', 'tmux-panes-outside', 'subagents-filter', 'subagents-dashboard', 'packed-install'];
+const EXTENDED_FILES = ['script-compat', 'wfcli-resume', 'wfcli-extension', 'wfcli-bundle', 'wfcli', 'wfcli-doctor', 'starter', 'tmux-panes', 'tmux-panes-handoff', 'tmux-panes-outside', 'subagents-filter', 'subagents-dashboard', 'packed-install', 'roles', 'nested', 'trajectory-widget'];
 const files = (names: readonly string[]): string[] => names.map((name) => `test/e2e/${name}.test.ts`);
 
 /** End-to-end tests (`npm run test:e2e`): real `pi` processes with this package installed; needs a built dist/. */
