@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { builtinModules } from 'node:module';
 import nodeResolve from '@rollup/plugin-node-resolve';
 import pkg from './package.json' with { type: 'json' };
+import { libraryName, writePiEntries } from './scripts/pi-entries.mjs';
 
 const fixed = {
   'src/index': 'build/src/index.js',
@@ -34,15 +35,26 @@ for (const name of existsSync('build/plugins') ? readdirSync('build/plugins') : 
   if (existsSync(file) && !Object.values(input).includes(file)) input[`plugins/${name}/index`] = file;
 }
 
+// Each Pi entry (package.json `pi.extensions`) is a lazy module holding its
+// feature's recorded registrations; the feature is dist/<name>/library.js,
+// loaded on first use (scripts/pi-entries.mjs, lib/pi-entry/lazy.ts).
+const piEntryNames = pkg.pi.extensions.map((path) => path.replace(/^\.\/dist\//, '').replace(/\.js$/, ''));
+const features = Object.fromEntries(piEntryNames.filter((name) => name in input).map((name) => [name, input[name]]));
+for (const name of Object.keys(features)) delete input[name];
+Object.assign(input, await writePiEntries(features));
+// A plugin folder Pi does not load (the host plugin) is a library module too, so `./plugins/*` is one shape.
+for (const name of Object.keys(input).filter((name) => /^plugins\/[^/]+\/index$/.test(name) && !(name in features))) {
+  input[libraryName(name)] = input[name];
+  delete input[name];
+}
+
 // dist/plugins.json: the declaration of every plugin entry (an entry whose
 // default export carries `plugin`, see workflowPluginEntry), so the host can
 // name the entry to enable when a script uses what a left-out plugin provides.
 const { declarationOf, checkDeclaration } = await import('./build/kernel/plugin-set.js');
 const { PLUGIN_MANIFEST_FORMAT } = await import('./build/plugins/host/manifest.js');
-const PLUGIN_ENTRY = /^(plugins\/[^/]+|starter|subagents|trajectory|roles)\/index$/;
 const manifestRows = [];
-for (const [name, file] of Object.entries(input)) {
-  if (!PLUGIN_ENTRY.test(name)) continue;
+for (const [name, file] of Object.entries(features)) {
   const plugin = (await import(pathToFileURL(resolve(file)).href)).default?.plugin;
   if (plugin === undefined) continue;
   const entry = `dist/${name}.js`;
@@ -72,6 +84,9 @@ const main = {
     format: 'es',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
+    // Each module imports only what it uses: Pi's loader resolves every import of an entry it
+    // transpiles (one needing Pi's SDK) on its own, so hoisted transitive imports cost it time.
+    hoistTransitiveImports: false,
     banner: (chunk) => (chunk.fileName === 'cli/wfcli.js' || chunk.fileName === 'relay/cli.js' ? '#!/usr/bin/env node' : ''),
   },
 };

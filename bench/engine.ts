@@ -4,6 +4,9 @@
  *   BENCH <name> <value> <unit>
  *
  * launch_ms       warm sandbox: engine.launch() called → first primitive call reaches the host (median of 20)
+ * first_launch_in_session_ms  the same for the first launch of a fresh process (median of 5 processes): the
+ *                 engine is created (its pool starts the spare sandbox), BENCH_WARM_WAIT_MS pass (a model's
+ *                 first answer takes longer), then one launch with cold JIT and whatever loads on first use
  * op_overhead_ms  one journaled no-op registered-function call: 10,000 sequential calls, total / 10,000
  *                 (median of 3 such runs)
  * replay_<N>k_ms  cold resume of a run with N completed operations (N = 1k, 5k, 10k; median of 3): a
@@ -24,7 +27,7 @@
  * host-isolate heap growth during the 10,000-op run), run_retained_mb (host heap still held after the
  * run and a full GC; needs --expose-gc, which the npm script passes).
  *
- * BENCH_ONLY=launch,ops,replay,oom,shell picks parts (default: all).
+ * BENCH_ONLY=launch,first,ops,replay,oom,shell picks parts (default: all).
  * BENCH_FROM=source measures the TypeScript sources instead of the built package (see below).
  * Run storage goes under BENCH_DIR (default: the OS temp dir); its fsync latency dominates launch.
  * Node runs this file with type stripping; with BENCH_FROM=source the resolve hook below maps the
@@ -104,6 +107,7 @@ const kernel = createKernel({
 
 // `noop(input)` returns its input; `hold({})` blocks in the holder process (reporting HELD) and returns at once elsewhere.
 const holder = process.argv[2] === '--hold';
+const firstLaunch = process.argv[2] === '--first-launch';
 registerWorkflowExtension({
   version: '1.0.0',
   headline: 'bench',
@@ -130,6 +134,39 @@ async function settled(handle: { outcome: Promise<{ state: string; error?: { mes
 const LOOP = (count: number, tail = '') => `for (let i = 0; i < ${count}; i++) await noop({ i });\n${tail}return ${count};`;
 
 // ---- launch_ms -----------------------------------------------------------------
+
+/** One timed launch: engine.launch() called → its first primitive call reached the host. */
+async function timedLaunch(host: Engine, place: Place): Promise<number> {
+  const reached = new Promise<number>((resolve) => (marked = resolve));
+  const started = performance.now();
+  const handle = await host.launch({ name: 'launch', cwd: place.cwd, script: 'await mark(); return 1;' });
+  const at = await reached;
+  await settled(handle);
+  return at - started;
+}
+
+/** In a process of its own (`--first-launch <dir>`): the first launch of a fresh engine, printed as FIRST <ms>. */
+async function firstLaunchChild(dir: string): Promise<void> {
+  const place: Place = { root: join(dir, 'root'), home: dir, cwd: dir };
+  const host = engine(place);
+  await sleep(WARM_WAIT_MS);
+  process.stdout.write(`FIRST ${await timedLaunch(host, place)}\n`);
+  await host.close();
+}
+
+async function benchFirstLaunch(place: Place): Promise<void> {
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--first-launch', place.home], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    const ms = /FIRST ([\d.]+)/.exec(out);
+    if (code !== 0 || ms === null) throw new Error(`the first-launch process exited ${code}: ${out}`);
+    samples.push(Number(ms[1]));
+  }
+  report('first_launch_in_session_ms', quantile(samples, 0.5), 'ms');
+}
 
 /** Sums the time spent in fsync calls while `fn` runs (the store fsyncs every file and directory it creates). */
 async function fsyncTime<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -325,11 +362,11 @@ async function main(): Promise<void> {
   const base = fs.mkdtempSync(join(process.env['BENCH_DIR'] ?? tmpdir(), 'wf-bench-'));
   const place: Place = { root: join(base, 'root'), home: base, cwd: base };
   try {
-    const parts = { launch: benchLaunch, ops: benchOps, replay: benchReplay, oom: benchOom, shell: benchShell };
+    const parts = { launch: benchLaunch, first: benchFirstLaunch, ops: benchOps, replay: benchReplay, oom: benchOom, shell: benchShell };
     for (const [name, part] of Object.entries(parts)) if (ONLY === undefined || ONLY.includes(name)) await part(place);
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }
 }
 
-await (holder ? hold() : main());
+await (holder ? hold() : firstLaunch ? firstLaunchChild(process.argv[3] ?? tmpdir()) : main());

@@ -6,12 +6,16 @@
  *                                      minus without it, Pi 0.87.1: the median of the paired differences
  *   BENCH pi_start_overhead_mb         the same for the peak resident set
  *   BENCH pi_start_overhead_ms_latest  / _mb_latest: the same with Pi 1.5.2 (`dist/bundle/cli.js`)
+ *   BENCH pi_start_floor_ms            / _latest: the same for a package of as many empty extension
+ *                                      entries as this one has: what Pi itself charges for them
+ *   BENCH node_start_ms                `node` running an empty file: every wfcli figure includes it
  *   BENCH wfcli_help_ms                `wfcli --help`
  *   BENCH wfcli_list_200_ms            `wfcli list` in a project with 200 stored runs
  *   BENCH wfcli_status_ms              `wfcli status <run-id>`
  *   BENCH wfcli_run_shell_ms           `wfcli run --script examples/hello.js` (shell commands, no agent)
  *
  * BENCH_STARTUP_PACKAGE=<dir> measures another built checkout (a baseline) with this one's Pi and examples.
+ * BENCH_STARTUP_ONLY=wfcli skips the Pi starts and prints only the wfcli figures.
  * Each figure is the median of BENCH_STARTUP_RUNS runs (default 7, at least 5).
  * The package is installed the way users get it: `npm pack` of the built
  * package, installed with its runtime dependencies only (no dev or peer
@@ -26,7 +30,7 @@
 import '../scripts/ts-resolve.mjs';
 
 const { execFileSync, spawnSync } = await import('node:child_process');
-const { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } = await import('node:fs');
+const { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } = await import('node:fs');
 const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
 const { fileURLToPath } = await import('node:url');
@@ -102,8 +106,25 @@ function installPackage(parent: string): string {
   return join(prefix, 'node_modules', 'pi-extensible-workflows');
 }
 
+/**
+ * A package of as many empty extension entries as the measured one has, a
+ * local path in Pi's settings: its overhead is the floor of the package's
+ * (one entry per feature, so that a package filter removes exactly one).
+ */
+function emptyEntriesPackage(parent: string): string {
+  const dir = join(parent, 'empty-entries');
+  mkdirSync(join(dir, 'entries'), { recursive: true });
+  const count = (JSON.parse(readFileSync(join(PACKED, 'package.json'), 'utf8')) as { pi: { extensions: readonly string[] } }).pi.extensions.length;
+  const extensions = Array.from({ length: count }, (_, index) => {
+    writeFileSync(join(dir, 'entries', `entry-${index}.js`), 'export default function () {}\n');
+    return `./entries/entry-${index}.js`;
+  });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'empty-entries', version: '1.0.0', type: 'module', keywords: ['pi-package'], pi: { extensions } }));
+  return dir;
+}
+
 /** The Pi start overhead of the package for one `pi` entry script: paired, alternating runs. */
-function piOverhead(cli: string, bare: Home, withPackage: Home, suffix: string): void {
+function piOverhead(cli: string, bare: Home, withPackage: Home, suffix: string, name = 'pi_start_overhead'): void {
   const args = ['--list-models'];
   // One untimed start of each warms the file cache and Pi's own caches.
   sample(bare, cli, args);
@@ -116,14 +137,14 @@ function piOverhead(cli: string, bare: Home, withPackage: Home, suffix: string):
     ms.push(withIt.ms - without.ms);
     mb.push(withIt.mb - without.mb);
   }
-  report(`pi_start_overhead_ms${suffix}`, median(ms), 'ms');
-  if (!mb.some(Number.isNaN)) report(`pi_start_overhead_mb${suffix}`, median(mb), 'MB');
+  report(`${name}_ms${suffix}`, median(ms), 'ms');
+  if (!mb.some(Number.isNaN)) report(`${name}_mb${suffix}`, median(mb), 'MB');
 }
 
-/** The median time of `wfcli <args>` (one untimed run first). */
-function wfcliMs(home: Home, wfcli: string, args: readonly string[]): number {
-  sample(home, wfcli, args);
-  return median(Array.from({ length: RUNS }, () => sample(home, wfcli, args).ms));
+/** The median time of `node <script> <args>` (one untimed run first). */
+function medianMs(home: Home, script: string, args: readonly string[]): number {
+  sample(home, script, args);
+  return median(Array.from({ length: RUNS }, () => sample(home, script, args).ms));
 }
 
 /** Stores `count` small completed runs in the home's project through the installed package's engine; returns one run ID. */
@@ -151,8 +172,17 @@ try {
   const bare = makeHome(work, 'bare', []);
   const withPackage = makeHome(work, 'with-package', [packageDir]);
   const pi087 = join(ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent', 'dist', 'cli.js');
-  piOverhead(pi087, bare, withPackage, '');
-  piOverhead(ensurePiLatest(), bare, withPackage, '_latest');
+  if (process.env['BENCH_STARTUP_ONLY'] !== 'wfcli') {
+    const piLatest = ensurePiLatest();
+    piOverhead(pi087, bare, withPackage, '');
+    piOverhead(piLatest, bare, withPackage, '_latest');
+    const floor = makeHome(work, 'empty-entries-home', [emptyEntriesPackage(work)]);
+    piOverhead(pi087, bare, floor, '', 'pi_start_floor');
+    piOverhead(piLatest, bare, floor, '_latest', 'pi_start_floor');
+  }
+  const empty = join(work, 'empty.js');
+  writeFileSync(empty, '');
+  report('node_start_ms', medianMs(bare, empty, []), 'ms');
 
   // A user who runs wfcli has Pi's SDK beside the package (npm installs peer
   // dependencies); these links give the installed copy the lockfile's, after
@@ -161,15 +191,15 @@ try {
   mkdirSync(scope, { recursive: true });
   for (const name of ['@earendil-works/pi-coding-agent', '@earendil-works/pi-tui', 'typebox']) symlinkSync(join(ROOT, 'node_modules', name), join(packageDir, '..', name));
   const wfcli = join(packageDir, 'dist', 'cli', 'wfcli.js');
-  report('wfcli_help_ms', wfcliMs(withPackage, wfcli, ['--help']), 'ms');
+  report('wfcli_help_ms', medianMs(withPackage, wfcli, ['--help']), 'ms');
   copyFileSync(join(ROOT, 'examples', 'hello.js'), join(withPackage.cwd, 'hello.js'));
-  report('wfcli_run_shell_ms', wfcliMs(withPackage, wfcli, ['run', '--script', 'hello.js']), 'ms');
+  report('wfcli_run_shell_ms', medianMs(withPackage, wfcli, ['run', '--script', 'hello.js']), 'ms');
   const listed = makeHome(work, 'listed', [packageDir]);
   const runId = await storeRuns(packageDir, listed, LISTED_RUNS);
   const rows = spawnSync(process.execPath, [wfcli, 'list', '--json'], { cwd: listed.cwd, env: envOf(listed), encoding: 'utf8' }).stdout;
   if ((JSON.parse(rows) as unknown[]).length !== LISTED_RUNS) throw new Error(`wfcli list does not show the ${LISTED_RUNS} stored runs`);
-  report('wfcli_list_200_ms', wfcliMs(listed, wfcli, ['list']), 'ms');
-  report('wfcli_status_ms', wfcliMs(listed, wfcli, ['status', runId]), 'ms');
+  report('wfcli_list_200_ms', medianMs(listed, wfcli, ['list']), 'ms');
+  report('wfcli_status_ms', medianMs(listed, wfcli, ['status', runId]), 'ms');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

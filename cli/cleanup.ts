@@ -7,7 +7,9 @@
  * surviving run still needs (its `parentRunId`), a run that is no longer
  * terminal, or one that is executing. Like doctor, it needs a trusted project.
  */
-import { TERMINAL_RUN_STATES, WorkflowError, type StatusSummary } from '../kernel/index.js';
+import type { StatusSummary } from '../kernel/engine/status.js';
+import { WorkflowError } from '../kernel/errors.js';
+import { TERMINAL_RUN_STATES } from '../kernel/states.js';
 import { printable } from '../lib/terminal-text.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { projectRuns } from './list.js';
@@ -85,7 +87,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const cleanupCommand: CommandSpec = {
   name: 'doctor cleanup',
-  summary: 'Remove old terminal runs of this project (dry run unless --yes).',
   usage: ['wfcli doctor cleanup [--older-than-days <days>] [--yes] [--json]'],
   help: `  --older-than-days <days>   only runs that ended at least this many days ago (default: any age)
   --yes                      remove them; without it nothing is removed (dry run)

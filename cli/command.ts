@@ -3,8 +3,10 @@
  * parsing with Node's `util.parseArgs` (plus `--help`), and how errors are
  * printed (`<CODE>: message` on stderr).
  *
- * A command module must not import Pi's SDK at its top level: the dispatcher
- * loads every command module to print help, so Pi loads only inside `run`.
+ * The dispatcher imports a command's module only to run it (commands.ts);
+ * still, a command module must not import Pi's SDK at its top level, so
+ * `wfcli <command> --help` and usage errors stay fast and Pi loads only
+ * where a command opens a headless session (session.ts).
  */
 import { parseArgs } from 'node:util';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
@@ -50,8 +52,6 @@ export interface ParsedCommand {
 export interface CommandSpec {
   /** As typed: `run`, `doctor cleanup`. */
   readonly name: string;
-  /** One line for `wfcli --help`. */
-  readonly summary: string;
   /** The usage lines, without the leading `usage:`. */
   readonly usage: readonly string[];
   /** Options, positionals and behaviour, for `wfcli <command> --help`. */
@@ -73,8 +73,9 @@ export function usageText(spec: CommandSpec): string {
   return `usage:\n${spec.usage.map((line) => `  ${line}\n`).join('')}`;
 }
 
-export function helpText(spec: CommandSpec): string {
-  return `${usageText(spec)}\n${spec.summary}\n\n${spec.help.trimEnd()}\n`;
+/** `summary`: the command's line in `wfcli --help` (commands.ts). */
+export function helpText(spec: CommandSpec, summary: string): string {
+  return `${usageText(spec)}\n${summary}\n\n${spec.help.trimEnd()}\n`;
 }
 
 /** `util.parseArgs` over the command's options plus `--help`; the first `--` ends the options. */

@@ -127,7 +127,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const doctorCommand: CommandSpec = {
   name: 'doctor',
-  summary: 'Report settings, trust, tools, extensions, skills, functions, aliases and resource policy; inspect a prepared agent.',
   usage: ['wfcli doctor [--agent-options <json>] [--prompt <text>] [--approve] [--json]'],
   help: `  --agent-options <json>   inspect an agent prepared with these options (a JSON object),
                            without any provider call: model, tools, skills, extensions,

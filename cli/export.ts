@@ -138,7 +138,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const exportCommand: CommandSpec = {
   name: 'export',
-  summary: 'Write a launcher script that runs a registered workflow with wfcli run.',
   usage: ['wfcli export <workflow-name> [--name <command>] [--output <path>] [--force]'],
   help: `  --name <command>   the launcher's name (default: the workflow name)
   --output <path>    where to write it (default: ./<command>); missing parent

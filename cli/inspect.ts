@@ -8,8 +8,11 @@
  * artifacts are. Anything unreadable is named under `problems` instead of
  * hiding the rest.
  */
-import { readRunEvents, type JsonValue, type StatusSummary } from '../kernel/index.js';
+import { readRunEvents } from '../kernel/engine/run-events.js';
+import type { StatusSummary } from '../kernel/engine/status.js';
+import type { JsonValue } from '../kernel/json.js';
 import { readRunFiles } from '../lib/run-files.js';
+import { NO_USAGE, addUsage, runUsage } from '../kernel/usage.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
@@ -43,11 +46,7 @@ export function runWarnings(runDir: string, problems: string[] = []): { at?: str
 export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
   const files = readRunFiles(runDir);
   const problems = [...files.problems];
-  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
-  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce(
-    (total, agent) => ({ inputTokens: total.inputTokens + agent.usage.inputTokens, outputTokens: total.outputTokens + agent.usage.outputTokens, costUsd: total.costUsd + agent.usage.costUsd }),
-    { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-  );
+  const usage = runUsage(run.agents);
   return {
     run,
     runDir,
@@ -95,7 +94,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   else if (runs.length === 0) io.stdout(`no ${flag(parsed, 'failed') ? 'failed ' : ''}runs${sessionId === undefined ? ' in this project' : ` in session ${printable(sessionId)}`}\n`);
   else if (flag(parsed, 'summary')) {
     for (const inspection of runs) io.stdout(`${summaryLine(inspection)}\n`);
-    const total = runs.reduce((sum, inspection) => ({ inputTokens: sum.inputTokens + inspection.usage.inputTokens, outputTokens: sum.outputTokens + inspection.usage.outputTokens, costUsd: sum.costUsd + inspection.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    const total = runs.reduce((sum, inspection) => addUsage(sum, inspection.usage), NO_USAGE);
     io.stdout(`${runs.length} run(s), ${formatUsage(total)}\n`);
   } else io.stdout(runs.map(formatInspection).join('\n'));
   return EXIT_OK;
@@ -103,7 +102,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const inspectCommand: CommandSpec = {
   name: 'inspect',
-  summary: 'Inspect the persisted runs of this project: agents, attempts, usage, errors, system prompts, worktrees.',
   usage: ['wfcli inspect [session-id] [--json | --summary] [--failed]'],
   help: `  session-id   only the runs of this Pi (or wfcli) session; default every session of the project
   --json       the inspections as a JSON array

@@ -7,7 +7,13 @@
  * lock owner is gone is shown `interrupted`.
  */
 import { resolve } from 'node:path';
-import { checkStoredRun, isWorkflowError, listRuns, messageOf, parseSnapshot, readRunLock, shownSnapshot, summarize, type StatusSummary } from '../kernel/index.js';
+// The run store's readers only, not the kernel's index: `wfcli list` loads no engine (commands.ts).
+import { isWorkflowError, messageOf } from '../kernel/errors.js';
+import { parseSnapshot } from '../kernel/engine/snapshot.js';
+import { summarize, type StatusSummary } from '../kernel/engine/status.js';
+import { checkStoredRun, shownSnapshot } from '../kernel/engine/stored-run-queries.js';
+import { listRuns } from '../kernel/store/list.js';
+import { readRunLock } from '../kernel/store/lock.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatRunRow } from './format.js';
@@ -48,7 +54,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const listCommand: CommandSpec = {
   name: 'list',
-  summary: 'List the runs of this project (every session), oldest first.',
   usage: ['wfcli list [--session <session-id>] [--json]'],
   help: `  --session <id>   only the runs of this session
   --json           print the status summaries as a JSON array

@@ -1,48 +1,22 @@
 /**
- * The `wfcli` dispatcher (docs/wfcli.md): one module per command, each a
- * `CommandSpec` (command.ts). Pi's SDK loads only inside the commands that
- * need a headless Pi session, and the relay only for `wfcli relay`, so help
- * and usage errors stay fast.
+ * The `wfcli` dispatcher (docs/wfcli.md "What starts when"): one module per
+ * command, each a `CommandSpec` (command.ts), imported only when that command
+ * runs (commands.ts). `--help`, `--version` and usage errors load no command;
+ * Pi's SDK loads only inside the commands that need a headless Pi session,
+ * and the relay only for `wfcli relay`.
  */
-import { cleanupCommand } from './cleanup.js';
 import { unsupportedNode } from '../kernel/node-version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, helpText, parseCommand, reportError, type CliIo, type CommandSpec } from './command.js';
-import { doctorCommand } from './doctor.js';
-import { exportCommand } from './export.js';
+import { COMMANDS, type CommandEntry } from './commands.js';
 import { PACKAGE_NAME, findPackage } from '../plugins/host/package-info.js';
-import { bundleCommand } from './bundle/command.js';
-import { inspectCommand } from './inspect.js';
-import { listCommand } from './list.js';
-import { reportCommand } from './report.js';
-import { resumeCommand } from './resume.js';
-import { retryCommand } from './retry.js';
-import { runCommand } from './run.js';
-import { statusCommand } from './status.js';
-import { stopCommand } from './stop.js';
-import { transcriptCommand } from './transcript.js';
 
-/** In the order `wfcli --help` lists them. */
-export const COMMANDS: readonly CommandSpec[] = [
-  runCommand,
-  statusCommand,
-  listCommand,
-  resumeCommand,
-  retryCommand,
-  stopCommand,
-  doctorCommand,
-  cleanupCommand,
-  inspectCommand,
-  transcriptCommand,
-  reportCommand,
-  exportCommand,
-  bundleCommand,
-];
+export { COMMANDS, type CommandEntry } from './commands.js';
 
 const RELAY_SUMMARY = 'Start the relay bridge (docs/relay.md); `wfcli relay --help` for its options.';
 
 export function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((spec) => spec.name.length), 'relay'.length) + 2;
-  const rows = [...COMMANDS.map((spec) => [spec.name, spec.summary] as const), ['relay', RELAY_SUMMARY] as const];
+  const width = Math.max(...COMMANDS.map((entry) => entry.name.length), 'relay'.length) + 2;
+  const rows = [...COMMANDS.map((entry) => [entry.name, entry.summary] as const), ['relay', RELAY_SUMMARY] as const];
   return `usage: wfcli <command> [options]
 
 Durable, sandboxed JavaScript workflows for Pi, from the shell.
@@ -56,11 +30,10 @@ stderr), 2 a usage error.
 }
 
 /** `doctor cleanup` is a command of its own; everything else is one word. */
-function findCommand(argv: readonly string[]): { spec: CommandSpec; rest: readonly string[] } | undefined {
-  const [first, second, ...rest] = argv;
-  if (first === 'doctor' && second === 'cleanup') return { spec: cleanupCommand, rest };
-  const spec = COMMANDS.find((candidate) => candidate.name === first);
-  return spec === undefined ? undefined : { spec, rest: argv.slice(1) };
+function findCommand(argv: readonly string[]): { entry: CommandEntry; rest: readonly string[] } | undefined {
+  const name = argv[0] === 'doctor' && argv[1] === 'cleanup' ? 'doctor cleanup' : argv[0];
+  const entry = COMMANDS.find((candidate) => candidate.name === name);
+  return entry === undefined ? undefined : { entry, rest: argv.slice(entry.name.split(' ').length) };
 }
 
 /** `--version`: only this package's package.json is read, nothing of the engine or Pi loads. */
@@ -94,11 +67,18 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stderr(`${command === undefined ? '' : `wfcli: unknown command "${command}"\n`}${mainHelp()}`);
     return EXIT_USAGE;
   }
-  const { spec } = found;
+  const { entry } = found;
+  let spec: CommandSpec;
+  try {
+    spec = await entry.load();
+  } catch (error) {
+    // A damaged installation: the command's module cannot be imported.
+    return reportError(error, io);
+  }
   try {
     const parsed = parseCommand(spec, found.rest);
     if (parsed === 'help') {
-      io.stdout(helpText(spec));
+      io.stdout(helpText(spec, entry.summary));
       return EXIT_OK;
     }
     return await spec.run(parsed, io);

@@ -32,7 +32,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const reportCommand: CommandSpec = {
   name: 'report',
-  summary: 'Write a run as one self-contained HTML file: result, phases, timeline, agents, transcripts.',
   usage: ['wfcli report <run-id> [--output <file>] [--no-transcripts]'],
   help: `  --output <file>   where to write it (default ./<run-id>.html; replaced if it exists)
   --no-transcripts  leave the agents' transcripts out

@@ -44,7 +44,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const resumeCommand: CommandSpec = {
   name: 'resume',
-  summary: 'Resume a paused, interrupted or budget-exhausted run and wait for it.',
   usage: ['wfcli resume <run-id> [--budget <json>] [--expected-state <state>] [--approve | --no-approve] [--json]'],
   help: `  --budget <json>            a budget patch: omitted values stay, null removes a limit;
                              every exhausted hard limit must end above the usage or be removed

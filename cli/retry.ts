@@ -30,7 +30,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const retryCommand: CommandSpec = {
   name: 'retry',
-  summary: 'Retry a failed run as a new linked child run and wait for it.',
   usage: ['wfcli retry <run-id> [--expected-state <state>] [--force] [--approve | --no-approve] [--json]'],
   help: `  --expected-state <state>   refuse (RESUME_INCOMPATIBLE) unless the run is in this state
   --force                    retry even though a retry of this run already completed

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { WorkflowError, isWorkflowError, loadingRegistry, type JsonValue } from '../kernel/index.js';
+import { prestartSandbox } from '../kernel/sandbox/prestart.js';
 import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } from '../plugins/host/headless-checkpoints.js';
 import { JSON_OPTION, TRUST_OPTIONS, UsageError, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
@@ -82,6 +83,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   // A missing script fails before Pi starts.
   const scriptPath = script === undefined ? undefined : resolve(io.cwd, script);
   const source = scriptPath === undefined ? undefined : readSource(scriptPath);
+  // The sandbox process starts now, while Pi's SDK loads: the engine's pool takes it as its spare.
+  prestartSandbox();
   return withLocalSession(io, trust === undefined ? {} : { trust }, async (local) => {
     const { host } = local;
     let launch: Launch;
@@ -101,7 +104,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const runCommand: CommandSpec = {
   name: 'run',
-  summary: 'Run a registered workflow, or a workflow script, in a headless Pi session.',
   usage: [
     'wfcli run <workflow-name> [--input <json>] [--budget <json>] [--approve | --no-approve] [--json] [-- --key value ...]',
     'wfcli run --script <workflow.js> [--name <workflow-name>] [--input <json>] [--budget <json>] [--approve | --no-approve] [--json] [-- --key value ...]',

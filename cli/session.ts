@@ -4,7 +4,14 @@
  * stored run of this project in any session.
  */
 import { resolve } from 'node:path';
-import { WorkflowError, checkBoundary, checkStoredRun, findRun, parseSnapshot, workflowsRoot, type JsonValue, type RunSnapshot } from '../kernel/index.js';
+// The run store's readers only, not the kernel's index: the commands that only read runs import this module too.
+import { WorkflowError } from '../kernel/errors.js';
+import { checkBoundary } from '../kernel/json-boundary.js';
+import type { JsonValue } from '../kernel/json.js';
+import { parseSnapshot, type RunSnapshot } from '../kernel/engine/snapshot.js';
+import { checkStoredRun } from '../kernel/engine/stored-run-queries.js';
+import { findRun } from '../kernel/store/list.js';
+import { workflowsRoot } from '../kernel/store/paths.js';
 import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';

@@ -12,7 +12,10 @@
  * only this one), and `delivery.state` is `none`: nothing delivers a run's end
  * to the shell.
  */
-import { readRunLock, shownSnapshot, summarize } from '../kernel/index.js';
+// The run store's readers only, not the kernel's index: only a failed run's diagnostics start Pi and the engine.
+import { summarize } from '../kernel/engine/status.js';
+import { shownSnapshot } from '../kernel/engine/stored-run-queries.js';
+import { readRunLock } from '../kernel/store/lock.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatStatus } from './format.js';
@@ -38,7 +41,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const statusCommand: CommandSpec = {
   name: 'status',
-  summary: 'Show the state, failure, phase, budget and agents of a run.',
   usage: ['wfcli status <run-id> [--json]'],
   help: `  --json   print the status summary as JSON (the workflow_status result)
 

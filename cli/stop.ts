@@ -48,7 +48,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const stopCommand: CommandSpec = {
   name: 'stop',
-  summary: 'Stop a run at once (irreversible).',
   usage: ['wfcli stop <run-id> [--json]'],
   help: `  --json   print the result ({"stopped": true}, or {"stopped": false, "reason": ...})
 

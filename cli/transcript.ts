@@ -131,7 +131,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const transcriptCommand: CommandSpec = {
   name: 'transcript',
-  summary: 'Show a Pi session file as a readable, bounded transcript.',
   usage: ['wfcli transcript <session-file> [--all] [--tail <n>] [--max-chars <n>] [--json]'],
   help: `  --all            every entry in file order, not only the current branch
   --tail <n>       only the last n items

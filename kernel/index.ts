@@ -23,6 +23,7 @@ export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
 export * from './errors.js';
 export { MINIMUM_NODE_VERSION, assertSupportedNode, unsupportedNode } from './node-version.js';
 export * from './states.js';
+export { NO_USAGE, addUsage, runUsage, type UsageTotals } from './usage.js';
 export * from './events.js';
 export type { JsonValue } from './json.js';
 export { deepFreeze } from './json.js';
@@ -58,6 +59,7 @@ export type { RunEventLine } from './engine/run-events.js';
 export { CALLS_FILE, EVENTS_FILE, LOG_LIMIT_BYTES } from './engine/run-log.js';
 export type { SandboxLimits } from './sandbox/pool.js';
 export { compileOnFirstUse, createAjv, formatAjvErrors, lazyAjv, type LazyValidator } from './json-schema.js';
+export type { PrecompiledValidator } from './precompiled.js';
 // Read-only access to stored runs of any session (wfcli list, inspect, cleanup).
 export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from './store/index.js';
 export type { ListProblem, LockOwner, RunEntry } from './store/index.js';

@@ -7,34 +7,16 @@
  * answered with the plugin to enable instead of "not defined".
  */
 import { WorkflowError } from './errors.js';
-import { compileOnFirstUse, formatAjvErrors } from './json-schema.js';
+import { formatAjvErrors } from './json-schema.js';
+import { PLUGIN_DECLARATION_SCHEMA } from './plugin-declaration-schema.js';
+import { validatePluginDeclaration as validateDeclaration } from './precompiled.js';
 import type { KernelPlugin, PluginDeclaration, PluginProvides } from './plugin-api.js';
 
 export type ProvidedKind = keyof PluginProvides;
 
-const NAMES = { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true } as const;
-
-/** One plugin declaration (a manifest row, or a plugin's fields besides `apply`). */
-export const PLUGIN_DECLARATION_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, pattern: '\\S' },
-    requires: NAMES,
-    after: NAMES,
-    before: NAMES,
-    provides: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { primitives: NAMES, launchOptions: NAMES, capabilities: NAMES, agentOptions: NAMES },
-    },
-    entry: { type: 'string', minLength: 1 },
-  },
-} as const;
+export { PLUGIN_DECLARATION_SCHEMA } from './plugin-declaration-schema.js';
 
 const DECLARATION_KEYS = Object.keys(PLUGIN_DECLARATION_SCHEMA.properties) as readonly (keyof PluginDeclaration)[];
-const validateDeclaration = compileOnFirstUse<PluginDeclaration>(PLUGIN_DECLARATION_SCHEMA);
 
 /** The declaration fields of a plugin object (which may carry more, such as `apply`). */
 export function declarationOf(plugin: object): Record<string, unknown> {

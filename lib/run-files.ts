@@ -9,7 +9,11 @@
  * hiding the rest.
  */
 import { join } from 'node:path';
-import { READ_LIMITS, compileOnFirstUse, lazyAjv, formatAjvErrors, messageOf, readRegular, readRegularIfExists, type JsonValue } from '../kernel/index.js';
+// Not the kernel's index: `wfcli inspect` reads run files without loading the engine.
+import { messageOf } from '../kernel/errors.js';
+import type { JsonValue } from '../kernel/json.js';
+import { compileOnFirstUse, formatAjvErrors, lazyAjv } from '../kernel/json-schema.js';
+import { READ_LIMITS, readRegular, readRegularIfExists } from '../kernel/store/safe-fs.js';
 
 export interface StoredSystemPrompt {
   readonly agentId: string;

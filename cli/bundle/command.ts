@@ -107,7 +107,6 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 
 export const bundleCommand: CommandSpec = {
   name: 'bundle',
-  summary: 'Build a portable bundle of a registered workflow: its extension module, tree-shaken, and a launcher.',
   usage: ['wfcli bundle <workflow-name> [--name <command>] [--output <directory>] [--force]'],
   help: `  --name <command>      the launcher's name (default: the workflow name)
   --output <directory>  where to write the bundle (default: ./<command>)

@@ -9,31 +9,33 @@ import { TERMINAL_RUN_STATES, type LaunchMode } from '../states.js';
 import { loadingRegistry } from '../registry/index.js';
 import type { LoadedSettings } from '../settings/index.js';
 import { preflight, SITE_MARKER } from '../preflight/index.js';
-import { acquireRunLock, createLockedRunDirectory, newRunId, readRunLock, readSnapshot, removeRunLeftovers, workflowsRoot, type DeleteResult } from '../store/index.js';
-import { readCheckedSource, sourceSha256 } from './source-digest.js';
+import { acquireRunLock, createLockedRunDirectory, removeRunLeftovers, workflowsRoot, type DeleteResult } from '../store/index.js';
+import { readCheckedSource } from './source-digest.js';
+import { newRunSnapshot, type NewRunFields } from './new-run.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { RunExecution } from './execution.js';
 import { sandboxProgram, type SandboxProgram } from './sandbox-bridge.js';
 import { checkLaunchRequest, type LaunchRequest } from './launch-request.js';
 import { loadLineage, loadReplay, type ReplaySource } from './replay.js';
 import { RunRecord } from './run-record.js';
-import { IDENTITY_VERSION, SCRIPT_LANGUAGE, parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { SCRIPT_LANGUAGE, type RunSnapshot } from './snapshot.js';
 import { outcomeOf, summarize, type StatusSummary } from './status.js';
 import { diagnoseRun, type RunDiagnostics } from './diagnostics.js';
 import { LaunchPrep } from './launch-prep.js';
 import { appendRunEvent } from './run-log.js';
-import { checkIdentity, completedRetryGuidance, resumeGuidance, retryGuidance } from './guidance.js';
+import { checkResumable, checkRetryable } from './continue-checks.js';
 import { persistSegment, type Segment } from './segment.js';
 import { asWorkflowError } from './settle.js';
-import { answerStoredCheckpoint, changeStored, decideProposal, interruptStored, stopStored, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
-import { ACTIVE_STATES, abandon, checkStoredRun, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
+import { answerStoredCheckpoint, decideProposal, interruptOrphaned, setStoredLaunchMode, stopStoredRun, type CheckpointAnswer, type ProposalAnswer } from './stored-runs.js';
+import { ACTIVE_STATES, abandon, deleteStoredRun, deleteStoredRuns, findStoredRun, sessionRuns, shownSnapshot, type StoredRun } from './stored-run-queries.js';
 import { SYSTEM_PROMPTS_DIR } from './system-prompts.js';
 import { SESSION_AGENT_CEILING, Slots } from './scheduler.js';
-import { StopRequestWatcher, stopNotHere } from './stop-requests.js';
+import { StopRequestWatcher } from './stop-requests.js';
 import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
-import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
+import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
+import { preloadParser } from '../preflight/parse-ast.js';
 
 export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
@@ -55,6 +57,7 @@ export class WorkflowEngine {
     this.root = options.root ?? workflowsRoot(options.home);
     this.sessionId = options.sessionId;
     this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
+    preloadParser();
     this.#prep = new LaunchPrep(options);
     options.kernel.hooks.registry.engine.call({ engine: this, onClose: (listener) => void this.#closeListeners.push(listener) });
   }
@@ -111,32 +114,14 @@ export class WorkflowEngine {
     source: string,
     settings: LoadedSettings,
     segment: Segment,
-    fields: Pick<RunSnapshot, 'workflow' | 'args' | 'launchMode' | 'lineage'> &
-      Partial<Pick<RunSnapshot, 'parentRunId' | 'plugins' | 'concurrency' | 'agentConfigurations' | 'scriptLanguage'>>,
+    fields: NewRunFields,
     warnings: readonly string[] = [],
   ): Promise<RunHandle> {
     // Everything that can refuse the run is checked before its directory exists.
     const compiled = fields.lineage.length > 0 ? this.#prep.recompile(source, fields.scriptLanguage) : this.#prep.compile(source);
     loadLineage(this.root, { cwd, sessionId: this.sessionId, lineage: fields.lineage }, loadingRegistry());
-    const runId = newRunId();
-    const now = new Date().toISOString();
-    const snapshot: RunSnapshot = {
-      identityVersion: IDENTITY_VERSION,
-      runId,
-      sessionId: this.sessionId,
-      cwd,
-      state: 'running',
-      createdAt: now,
-      updatedAt: now,
-      checkpoints: {},
-      agents: {},
-      agentConfigurations: {},
-      agentSessions: {},
-      ...fields,
-      sourceSha256: sourceSha256(source),
-      plugins: { ...fields.plugins, ...Object.fromEntries(segment.pluginState) },
-      proposals: Object.fromEntries(segment.proposals),
-    };
+    const snapshot = newRunSnapshot({ sessionId: this.sessionId, cwd }, source, segment, fields);
+    const { runId, createdAt: now } = snapshot;
     // The run appears whole and already locked by this process: nobody sees it ownerless or resumes it meanwhile.
     const { runDir, release } = createLockedRunDirectory({ root: this.root, cwd, sessionId: this.sessionId, runId, source, snapshot });
     const record = new RunRecord(runDir, snapshot, this.#emit);
@@ -218,17 +203,11 @@ export class WorkflowEngine {
     const handle: RunHandle = {
       runId: record.runId,
       runDir: record.runDir,
-      outcome: execution.finished.then(() => this.#outcome(record, running.fault)),
+      outcome: execution.finished.then(() => outcomeOf(record.snapshot, running.fault)),
       ...(warnings.length === 0 ? {} : { warnings }),
     };
     this.#live.set(record.runId, { execution, handle, record });
     return handle;
-  }
-
-  /** A segment halted by a store fault ends `interrupted` with that error, even when the store could not take the state. */
-  #outcome(record: RunRecord, fault?: WorkflowError): RunOutcome {
-    if (fault && !TERMINAL_RUN_STATES.has(record.snapshot.state)) return { runId: record.runId, state: 'interrupted', error: { code: fault.code, message: fault.message } };
-    return outcomeOf(record.snapshot);
   }
 
   #find(cwd: string, runId: string): { runDir: string; snapshot: RunSnapshot } {
@@ -277,15 +256,8 @@ export class WorkflowEngine {
    * One that cannot be written now (a full disk) is skipped: it still reads as interrupted.
    */
   recoverInterrupted(cwd: string): string[] {
-    const recovered = this.#runs(cwd).filter((entry) => {
-      if (this.#live.has(entry.runId) || !ACTIVE_STATES.has(entry.snapshot.state)) return false;
-      try {
-        return interruptStored(entry.runDir, entry.snapshot, this.#emit);
-      } catch {
-        return false;
-      }
-    });
-    void stopOrphanGroups(recovered.map(({ runId, runDir }) => ({ runId, runDir }))).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
+    const recovered = interruptOrphaned(this.#runs(cwd).filter((entry) => !this.#live.has(entry.runId)), this.#emit);
+    void stopOrphanGroups(recovered).catch((error: unknown) => this.#options.onWarning?.(asWorkflowError(error)));
     return recovered.map((entry) => entry.runId);
   }
 
@@ -300,22 +272,9 @@ export class WorkflowEngine {
       }
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is already executing`, { runId });
     }
-    let { runDir, snapshot } = this.#own(cwd, runId);
-    checkStoredRun(runDir);
-    if (options.expectedState !== undefined && options.expectedState !== snapshot.state) {
-      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}, not ${options.expectedState}`, { state: snapshot.state });
-    }
-    checkIdentity(runId, snapshot);
-    if (ACTIVE_STATES.has(snapshot.state)) {
-      if (!interruptStored(runDir, snapshot, this.#emit)) {
-        const owner = readRunLock(runDir);
-        throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is executing in process ${owner?.pid ?? '(unknown)'}`, { pid: owner?.pid ?? null });
-      }
-      snapshot = parseSnapshot(readSnapshot(runDir), runDir);
-    }
-    if (!['paused', 'interrupted', 'budget_exhausted'].includes(snapshot.state)) {
-      throw new WorkflowError('RESUME_INCOMPATIBLE', resumeGuidance(runId, snapshot.state), { state: snapshot.state });
-    }
+    const owned = this.#own(cwd, runId);
+    const { runDir } = owned;
+    const snapshot = checkResumable(runId, runDir, owned.snapshot, options, this.#emit);
     const { source, sha256 } = readCheckedSource(runDir, snapshot, 'resume');
     const compiled = this.#prep.recompile(source, snapshot.scriptLanguage);
     const settings = await this.#prep.settings(cwd);
@@ -334,7 +293,7 @@ export class WorkflowEngine {
       if (segment.held) {
         opened.journal.close();
         opened.release();
-        return { runId, runDir, held: segment.held, outcome: Promise.resolve(this.#outcome(record)) };
+        return { runId, runDir, held: segment.held, outcome: Promise.resolve(outcomeOf(record.snapshot)) };
       }
       record.transition('running', (draft) => {
         delete draft.failure;
@@ -352,20 +311,7 @@ export class WorkflowEngine {
 
   async retry(cwd: string, runId: string, options: RetryOptions = {}): Promise<RunHandle> {
     const source = this.#own(cwd, runId);
-    checkStoredRun(source.runDir);
-    const state = source.snapshot.state;
-    if (options.expectedState !== undefined && options.expectedState !== state) {
-      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${state}, not ${options.expectedState}; check workflow_status again`, { state });
-    }
-    const retryable = state === 'failed' || (state === 'stopped' && options.allowStopped === true);
-    if (!retryable) throw new WorkflowError('RESUME_INCOMPATIBLE', retryGuidance(runId, state), { state });
-    checkIdentity(runId, source.snapshot);
-    const script = readCheckedSource(source.runDir, source.snapshot, 'retry').source;
-    const lineage = [runId, ...source.snapshot.lineage];
-    const busy = this.#runs(cwd).find((entry) => !TERMINAL_RUN_STATES.has(entry.snapshot.state) && entry.snapshot.lineage.some((id) => lineage.includes(id)));
-    if (busy) throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${busy.runId} is already retrying this lineage; wait for it or stop it`, { runId: busy.runId });
-    const done = options.again === true ? undefined : this.#runs(cwd).find((entry) => entry.snapshot.state === 'completed' && entry.snapshot.lineage.includes(runId));
-    if (done) throw new WorkflowError('RESUME_INCOMPATIBLE', completedRetryGuidance(runId, done.runId), { runId: done.runId, reason: 'completed_retry' });
+    const { script, lineage } = checkRetryable(runId, source, options, () => this.#runs(cwd));
     const launchMode: LaunchMode = options.foreground === undefined ? source.snapshot.launchMode : options.foreground ? 'foreground' : 'background';
     const settings = await this.#prep.settings(cwd);
     const segment = await this.#prep.segment('retry', cwd, settings, source.snapshot);
@@ -398,15 +344,9 @@ export class WorkflowEngine {
    */
   setLaunchMode(cwd: string, runId: string, mode: LaunchMode): void {
     const { runDir, snapshot } = this.#own(cwd, runId);
-    const change = (draft: { launchMode: LaunchMode }): void => {
-      draft.launchMode = mode;
-    };
     const live = this.#live.get(runId);
-    if (live) return live.record.update(change);
-    if (TERMINAL_RUN_STATES.has(snapshot.state)) {
-      throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${runId} is ${snapshot.state}; its launch mode can no longer change`, { state: snapshot.state });
-    }
-    changeStored(runDir, this.#emit, (record) => record.update(change));
+    if (live) return live.record.update((draft) => void (draft.launchMode = mode));
+    setStoredLaunchMode(runDir, snapshot, mode, this.#emit);
   }
 
   async stop(cwd: string, runId: string): Promise<StopResult> {
@@ -422,16 +362,7 @@ export class WorkflowEngine {
       return { stopped: true };
     }
     if (TERMINAL_RUN_STATES.has(found.snapshot.state)) return { stopped: false, reason: 'already_terminal' };
-    // Stopped here (no live owner, or the owner let go): the shell groups a dead host left are ended too; a live owner ends its own.
-    let stoppedHere = false;
-    const stopHere = (): StopResult => {
-      const result = stopStored(found.runDir, this.#emit);
-      stoppedHere = result.stopped;
-      return result;
-    };
-    const result = await stopNotHere({ runDir: found.runDir, state: () => this.#find(cwd, runId).snapshot.state, stopHere });
-    if (stoppedHere) await stopOrphanGroups([{ runId, runDir: found.runDir }]);
-    return result;
+    return stopStoredRun({ runId, runDir: found.runDir, state: () => this.#find(cwd, runId).snapshot.state, emit: this.#emit });
   }
 
   /** Answers a checkpoint; a run not executing here keeps the decision for its resume. */

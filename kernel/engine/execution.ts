@@ -9,25 +9,24 @@ import { WorkflowError } from '../errors.js';
 import { isStoreFault } from '../store/index.js';
 import type { JsonValue } from '../json.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
-import { primitiveStep } from './ops/primitives.js';
+import { performPrimitive } from './ops/primitives.js';
 import { Decisions } from './decisions.js';
 import { Invocations } from './invocations.js';
 import type { WorkflowRunContext } from '../contracts/function-context.js';
 import type { Journal } from '../store/index.js';
 import type { ScriptExecution } from '../sandbox/pool.js';
 import { sandboxReplayTable, type ReplaySource } from './replay.js';
-import { mismatch, type JournalRecord } from './journal-record.js';
+import type { JournalRecord } from './journal-record.js';
 import { OccurrenceCounter, scopeKey, type Scope } from './keys.js';
 import { sandboxHandlers, type Incoming, type SandboxProgram } from './sandbox-bridge.js';
 import { Steps } from './steps.js';
 import { NoteBudget } from './ops/note-budget.js';
 import type { RunRecord } from './run-record.js';
 import { performShell, replayShell } from './ops/shell.js';
-import { AgentOps } from './ops/agent-ops.js';
-import { createFunctionContext, type FunctionHost } from './ops/function-context.js';
+import { AgentOps, journaledAgentStep } from './ops/agent-ops.js';
+import type { FunctionHost } from './ops/function-context.js';
 import { deepFreeze } from '../json.js';
 import { promptSyntaxOf, type PromptSyntax } from '../template.js';
-import { boundaryCopy } from '../json-boundary.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
 import { noteLog, notePhase } from './ops/notes.js';
@@ -37,6 +36,8 @@ import { ScopeCwds } from './scope-cwds.js';
 import { OptionNotes } from './foreign-options.js';
 import { appendRunEvent } from './run-log.js';
 import { cancelUnfinishedAgents } from './unfinished-agents.js';
+import { PauseGate } from './pause-gate.js';
+import { invokeFunction } from './ops/function-call.js';
 
 import { scriptGlobals, type ExecutionEnv, type SegmentOutcome } from './execution-types.js';
 
@@ -61,7 +62,6 @@ export class RunExecution implements FunctionHost {
   readonly #access: RunAccess;
   readonly #scopeCwds: ScopeCwds;
   #script: ScriptExecution | undefined;
-  #inflight = 0;
   readonly #steps: Steps;
   readonly #notes = new NoteBudget();
   #ended = false;
@@ -69,7 +69,7 @@ export class RunExecution implements FunctionHost {
   #closing = false;
   /** The store fault that halted the segment (a full disk, a damaged entry), if one did. */
   #fault: WorkflowError | undefined;
-  #resumeWaiters: (() => void)[] = [];
+  readonly #pause: PauseGate;
   readonly #optionNotes: OptionNotes;
   /** Shell calls in flight: a stop or interrupt waits until their process groups are gone. */
   readonly #shells = new Set<Promise<unknown>>();
@@ -77,6 +77,13 @@ export class RunExecution implements FunctionHost {
   constructor(env: ExecutionEnv, record: RunRecord, source: Omit<ReplaySource, 'replay'> & { readonly replay: ReadonlyMap<string, JournalRecord> }, onEnd: () => void) {
     const { replay, nextSeq } = source;
     const journal = this.#watched(source.journal);
+    this.#pause = new PauseGate({
+      record,
+      ended: () => this.#ended,
+      assertLive: () => this.#assertLive(),
+      pendingDecisions: () => this.#decisions.pending,
+      finish: () => this.#end('paused', () => this.#record.transition('paused', this.#stamp)),
+    });
     record.onStoreFault = (error) => this.#halt(error);
     this.#env = env;
     this.#steps = new Steps(
@@ -85,12 +92,9 @@ export class RunExecution implements FunctionHost {
         journal,
         counter: this.#counter,
         maxValueBytes: env.pool.limits.maxValueBytes,
-        gate: () => this.#gate(),
+        gate: () => this.#pause.gate(),
         assertLive: () => this.#assertLive(),
-        inflight: (delta) => {
-          this.#inflight += delta;
-          if (delta < 0) this.#maybeFinishPause();
-        },
+        inflight: (delta) => this.#pause.adjust(delta),
         observe: (record, replayed) => this.#observe(record, replayed),
         diverge: (error) => this.#failWith(error),
         fault: (error) => this.#halt(error),
@@ -108,12 +112,11 @@ export class RunExecution implements FunctionHost {
     this.#decisions = new Decisions(record, this.#abort.signal, {
       waitStarted: () => {
         this.#clock.waitStarted();
-        this.#inflight -= 1;
-        this.#maybeFinishPause();
+        this.#pause.adjust(-1);
       },
       waitEnded: () => {
         this.#clock.waitEnded();
-        this.#inflight += 1;
+        this.#pause.adjust(1);
       },
       assertLive: () => this.#assertLive(),
     });
@@ -137,12 +140,7 @@ export class RunExecution implements FunctionHost {
       signal: this.#abort.signal,
       noteOptions: (site: string, options: Readonly<Record<string, unknown>>) => this.#optionNotes.note(site, options),
     };
-    this.#agents = new AgentOps(agentDeps, (scope, site, perform) =>
-      this.#steps.step(scope, site, 'agent', (past) => (past.kind === 'agent' ? past.value : mismatch(past, 'agent')), async (key, occurrence) => {
-        const { value, usage } = await perform(key, occurrence);
-        return { value, body: { kind: 'agent', value, usage } };
-      }),
-    );
+    this.#agents = new AgentOps(agentDeps, journaledAgentStep(this.#steps));
   }
 
   get state(): RunState {
@@ -308,33 +306,13 @@ export class RunExecution implements FunctionHost {
     await Promise.all([this.#script?.terminate(), Promise.allSettled([...this.#shells])]);
   }
 
-  /** Cooperative: no new operation starts; the run is paused once active ones finish. */
+  /** Cooperative: no new operation starts; the run is paused once active ones finish (pause-gate.ts). */
   pause(): void {
-    if (this.#ended || this.#record.snapshot.state === 'pausing') return;
-    this.#record.transition('pausing');
-    this.#maybeFinishPause();
+    this.#pause.pause();
   }
 
   cancelPause(): void {
-    if (this.#ended || this.#record.snapshot.state !== 'pausing') return;
-    this.#record.transition(this.#decisions.pending > 0 ? 'awaiting_input' : 'running');
-    for (const wake of this.#resumeWaiters.splice(0)) wake();
-  }
-
-  #maybeFinishPause(): void {
-    if (this.#ended || this.#inflight > 0 || this.#record.snapshot.state !== 'pausing') return;
-    this.#end('paused', () => this.#record.transition('paused', this.#stamp));
-  }
-
-  /** Undefined when the operation may start now (the common case costs no turn of the event loop). */
-  #gate(): Promise<void> | undefined {
-    if (this.#record.snapshot.state === 'pausing') return this.#pauseEnded();
-    this.#assertLive();
-  }
-
-  async #pauseEnded(): Promise<void> {
-    while (this.#record.snapshot.state === 'pausing') await new Promise<void>((resolve) => this.#resumeWaiters.push(resolve));
-    this.#assertLive();
+    this.#pause.cancel();
   }
 
   #assertLive(): void {
@@ -405,37 +383,7 @@ export class RunExecution implements FunctionHost {
   }
 
   invoke(name: string, input: JsonValue, scope: Scope, label?: string): Promise<JsonValue> {
-    const registry = this.#env.registry;
-    if (!registry.getFunction(name)) {
-      return Promise.reject(new WorkflowError('MISSING_WORKFLOW', `no registered workflow function is named "${name}"`, { name }));
-    }
-    // A call from the sandbox carries its invocation segment in its key (`<scope>|fn:<name>#<n>#0`).
-    const keyed = this.#steps.incomingKey;
-    const segment = keyed === undefined ? this.#invocations.next(scope, name, label) : keyed.slice(scopeKey(scope).length + 1, keyed.lastIndexOf('#'));
-    this.#steps.identify({ op: name, args: [input] });
-    return this.#steps.step(
-      scope,
-      segment,
-      name,
-      (record) => {
-        if (record.kind !== 'function' || record.name !== name) return mismatch(record, `function ${name}`);
-        registry.assertFunctionOutput(name, record.value);
-        return record.value;
-      },
-      async () => {
-        // Its own frozen copy of the input, bounded before anything walks it: a JSON copy (structuredClone costs ten times more).
-        const frozen = deepFreeze(boundaryCopy(input, `The input of function ${name}`) as Readonly<Record<string, JsonValue>>);
-        registry.assertFunctionInput(name, frozen);
-        const definition = registry.getFunction(name)!.definition;
-        const fnScope = [...scope, segment];
-        const context = createFunctionContext(this, fnScope);
-        const output = (await this.runInScope(fnScope, () => definition.run(frozen, context))) as JsonValue;
-        // Copied (and so bounded) before the schema check walks it.
-        const value = boundaryCopy(output, `The output of function ${name}`);
-        registry.assertFunctionOutput(name, value);
-        return { value, body: { kind: 'function', name, value } };
-      },
-    );
+    return invokeFunction({ registry: this.#env.registry, steps: this.#steps, invocations: this.#invocations, host: this }, name, input, scope, label);
   }
 
   hasPrimitive(name: string): boolean {
@@ -444,16 +392,6 @@ export class RunExecution implements FunctionHost {
 
   #primitive(primitive: PrimitiveDefinition, member: string | undefined, site: string, scope: Scope, args: readonly JsonValue[]): Promise<JsonValue> {
     const deps = { run: this.run, runDir: this.#record.runDir, phase: () => this.#record.snapshot.phase, signal: this.#abort.signal, access: this.#access, decisions: this.#decisions, scopeCwds: this.#scopeCwds };
-    const step = primitiveStep(primitive, member, site, scope, args, deps);
-    return this.#steps.step(
-      scope,
-      site,
-      step.what,
-      (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : mismatch(record, step.what)),
-      async (key) => {
-        const value = await step.perform(key);
-        return { value, body: { kind: 'primitive', name: step.what, value } };
-      },
-    );
+    return performPrimitive(this.#steps, primitive, member, site, scope, args, deps);
   }
 }

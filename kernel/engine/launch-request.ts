@@ -1,7 +1,9 @@
 /** The launch request at the tool boundary, validated with ajv. */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { compileOnFirstUse, formatAjvErrors } from '../json-schema.js';
+import { validate as compiledLaunchRequest } from '../compiled-schemas/launch-request.js';
+import { formatAjvErrors } from '../json-schema.js';
+import type { PrecompiledValidator } from '../precompiled.js';
 import { WorkflowError } from '../errors.js';
 import { checkBoundary } from '../json-boundary.js';
 import type { JsonValue } from '../json.js';
@@ -22,27 +24,9 @@ export interface LaunchRequest {
   readonly options?: Readonly<Record<string, JsonValue>>;
 }
 
-const LAUNCH_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'cwd'],
-  properties: {
-    name: { type: 'string', minLength: 1, pattern: '\\S' },
-    description: { type: 'string' },
-    script: { type: 'string' },
-    scriptPath: { type: 'string', minLength: 1 },
-    args: {},
-    cwd: { type: 'string', minLength: 1 },
-    foreground: { type: 'boolean' },
-    concurrency: { type: 'integer', minimum: 1, maximum: 16 },
-    parentRunId: { type: 'string', minLength: 1 },
-    options: { type: 'object' },
-  },
-  oneOf: [{ required: ['script'] }, { required: ['scriptPath'] }],
-} as const;
 
-// The oneOf branches only name required keys declared above.
-const validate = compileOnFirstUse(LAUNCH_SCHEMA, { strictRequired: false });
+// Build-time compiled (launch-schema.ts): ajv's own code for the schema, errors included.
+const validate = compiledLaunchRequest as unknown as PrecompiledValidator<unknown>;
 
 export interface CheckedLaunch extends LaunchRequest {
   readonly cwd: string;

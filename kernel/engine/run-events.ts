@@ -4,7 +4,8 @@
  * ajv for the two fields every entry has (`type`, `at`); a line that does not
  * parse or fit is skipped and counted, never fatal.
  */
-import { compileOnFirstUse } from '../json-schema.js';
+import { validate as compiledRunEvent } from '../compiled-schemas/run-event.js';
+import type { PrecompiledValidator } from '../precompiled.js';
 import type { JsonValue } from '../json.js';
 import { EVENTS_FILE, readRunLog } from './run-log.js';
 
@@ -15,11 +16,8 @@ export interface RunEventLine {
   readonly [field: string]: JsonValue;
 }
 
-const validate = compileOnFirstUse({
-  type: 'object',
-  required: ['type', 'at'],
-  properties: { type: { type: 'string', minLength: 1 }, at: { type: 'string' } },
-});
+// Build-time compiled (run-event-schema.ts): ajv's own code for the schema.
+const validate = compiledRunEvent as unknown as PrecompiledValidator<RunEventLine>;
 
 /** The run's events in write order; a missing file is none, an unreadable one (a link, a FIFO) is none with a `problem`. */
 export function readRunEvents(runDir: string): { readonly entries: readonly RunEventLine[]; readonly skipped: readonly number[]; readonly problem?: string } {

@@ -1,13 +1,15 @@
 /**
  * snapshot.json: the authoritative record of a run (spec 1 "Run and its
- * storage"). Validated with ajv whenever it is read back; docs/runs.md lists
- * every field.
+ * storage"). Validated against its schema (snapshot-schema.ts) whenever it is
+ * read back; docs/runs.md lists every field.
  */
-import { compileOnFirstUse, formatAjvErrors } from '../json-schema.js';
+import { formatAjvErrors } from '../json-schema.js';
+import type { PrecompiledValidator } from '../precompiled.js';
+import { validate as compiledSnapshot } from '../compiled-schemas/snapshot.js';
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
-import { AGENT_STATES, CHECKPOINT_STATES, RUN_STATES, type AgentState, type CheckpointState, type LaunchMode, type RunState } from '../states.js';
+import type { AgentState, CheckpointState, LaunchMode, RunState } from '../states.js';
 
 /** Identity version 6 is required to resume (spec 1 "Versioning"). */
 export const IDENTITY_VERSION = 6;
@@ -81,105 +83,8 @@ export interface RunSnapshot {
   readonly sourceSha256?: string;
 }
 
-const stringMap = { type: 'object', additionalProperties: true } as const;
-
-const SNAPSHOT_SCHEMA = {
-  type: 'object',
-  required: ['identityVersion', 'runId', 'sessionId', 'cwd', 'workflow', 'args', 'state', 'createdAt', 'updatedAt'],
-  additionalProperties: false,
-  properties: {
-    identityVersion: { type: 'integer' },
-    runId: { type: 'string', minLength: 1 },
-    sessionId: { type: 'string', minLength: 1 },
-    cwd: { type: 'string', minLength: 1 },
-    workflow: {
-      type: 'object',
-      required: ['name'],
-      additionalProperties: false,
-      properties: { name: { type: 'string', minLength: 1 }, description: { type: 'string' } },
-    },
-    args: {},
-    state: { enum: [...RUN_STATES] },
-    launchMode: { enum: ['foreground', 'background'] },
-    concurrency: { type: 'integer', minimum: 1, maximum: 16 },
-    parentRunId: { type: 'string', minLength: 1 },
-    lineage: { type: 'array', items: { type: 'string' } },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-    terminalAt: { type: 'string' },
-    phase: { type: 'string' },
-    failure: {
-      type: 'object',
-      required: ['code', 'message'],
-      additionalProperties: false,
-      properties: { code: { type: 'string' }, message: { type: 'string' }, details: stringMap },
-    },
-    result: {
-      type: 'object',
-      required: ['path', 'bytes'],
-      additionalProperties: false,
-      properties: { path: { type: 'string' }, bytes: { type: 'integer', minimum: 0 } },
-    },
-    checkpoints: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        required: ['state', 'prompt', 'key'],
-        additionalProperties: false,
-        properties: { state: { enum: [...CHECKPOINT_STATES] }, prompt: { type: 'string' }, context: {}, key: { type: 'string' } },
-      },
-    },
-    agents: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        required: ['id', 'label', 'state', 'attempts', 'path', 'lastActivity', 'usage'],
-        additionalProperties: false,
-        properties: {
-          id: { type: 'string' },
-          label: { type: 'string' },
-          state: { enum: [...AGENT_STATES] },
-          attempts: { type: 'integer', minimum: 0 },
-          path: { type: 'array', items: { type: 'string' } },
-          breadcrumb: { type: 'array', items: { type: 'string' } },
-          parentId: { type: 'string' },
-          phase: { type: 'string' },
-          lastActivity: { type: 'string' },
-          usage: {
-            type: 'object',
-            required: ['inputTokens', 'outputTokens', 'costUsd'],
-            additionalProperties: false,
-            properties: { inputTokens: { type: 'number' }, outputTokens: { type: 'number' }, costUsd: { type: 'number' } },
-          },
-        },
-      },
-    },
-    agentConfigurations: stringMap,
-    agentSessions: stringMap,
-    plugins: stringMap,
-    proposals: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        required: ['owner', 'state', 'summary', 'patch', 'createdAt'],
-        additionalProperties: false,
-        properties: {
-          owner: { type: 'string', minLength: 1 },
-          state: { enum: ['pending', 'approved', 'rejected'] },
-          summary: { type: 'string' },
-          patch: {},
-          createdAt: { type: 'string' },
-          decidedAt: { type: 'string' },
-        },
-      },
-    },
-    activeMs: { type: 'number', minimum: 0 },
-    scriptLanguage: { type: 'integer', minimum: 2 },
-    sourceSha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-  },
-} as const;
-
-const validate = compileOnFirstUse(SNAPSHOT_SCHEMA);
+// Build-time compiled (snapshot-schema.ts): ajv's own code for the schema, errors included.
+const validate = compiledSnapshot as unknown as PrecompiledValidator<unknown>;
 
 /**
  * Checks a parsed snapshot.json and fills the defaults of fields older

@@ -7,7 +7,7 @@ import type { JsonValue } from '../json.js';
 import { readResultText } from '../store/index.js';
 import type { RunOutcome } from './engine-types.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
-import type { LaunchMode, RunState } from '../states.js';
+import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
 import type { AgentSummary, FailureInfo, RunSnapshot } from './snapshot.js';
 
 export interface StatusSummary {
@@ -58,9 +58,14 @@ export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSumm
   };
 }
 
-/** How a segment ended, as its caller sees it: the value of a completed run, the error of a failed or halted one. */
-export function outcomeOf(snapshot: RunSnapshot): RunOutcome {
+/**
+ * How a segment ended, as its caller sees it: the value of a completed run,
+ * the error of a failed or halted one. A segment halted by a store fault ends
+ * `interrupted` with that error, even when the store could not take the state.
+ */
+export function outcomeOf(snapshot: RunSnapshot, fault?: { readonly code: string; readonly message: string }): RunOutcome {
   const { runId, state, result, failure } = snapshot;
+  if (fault && !TERMINAL_RUN_STATES.has(state)) return { runId, state: 'interrupted', error: { code: fault.code, message: fault.message } };
   if (state === 'completed' && result) {
     return { runId, state, resultPath: result.path, value: JSON.parse(readResultText(result.path)) as JsonValue };
   }

@@ -9,6 +9,10 @@ import { acquireRunLock, readSnapshot } from '../store/index.js';
 import type { RunHandle, StopResult } from './engine-types.js';
 import { RunRecord, type EmitEvent } from './run-record.js';
 import { parseSnapshot, type RunSnapshot } from './snapshot.js';
+import { ACTIVE_STATES } from './stored-run-queries.js';
+import { stopNotHere } from './stop-requests.js';
+import { stopOrphanGroups } from './ops/shell-records.js';
+import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
 
 export interface CheckpointAnswer {
   readonly runId: string;
@@ -100,4 +104,45 @@ export function interruptStored(runDir: string, snapshot: RunSnapshot, emit: Emi
   } finally {
     release();
   }
+}
+
+/**
+ * Stored runs left active by a host that is gone become `interrupted`. One
+ * that cannot be written now (a full disk) is skipped: it still reads as
+ * interrupted. Returns the runs marked.
+ */
+export function interruptOrphaned<T extends { readonly runDir: string; readonly snapshot: RunSnapshot }>(runs: readonly T[], emit: EmitEvent): T[] {
+  return runs.filter((entry) => {
+    if (!ACTIVE_STATES.has(entry.snapshot.state)) return false;
+    try {
+      return interruptStored(entry.runDir, entry.snapshot, emit);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Stops a run no process of this engine executes: its live owner elsewhere
+ * is asked (stop-requests.ts); with no owner (or one that let go) it is
+ * stopped here, and the shell groups a dead host left are ended too.
+ */
+export async function stopStoredRun(run: { readonly runId: string; readonly runDir: string; readonly state: () => RunState; readonly emit: EmitEvent }): Promise<StopResult> {
+  let stoppedHere = false;
+  const stopHere = (): StopResult => {
+    const result = stopStored(run.runDir, run.emit);
+    stoppedHere = result.stopped;
+    return result;
+  };
+  const result = await stopNotHere({ runDir: run.runDir, state: run.state, stopHere });
+  if (stoppedHere) await stopOrphanGroups([{ runId: run.runId, runDir: run.runDir }]);
+  return result;
+}
+
+/** The launch mode of a run no process executes here; a terminal run's can no longer change. @throws RESUME_INCOMPATIBLE */
+export function setStoredLaunchMode(runDir: string, snapshot: RunSnapshot, mode: LaunchMode, emit: EmitEvent): void {
+  if (TERMINAL_RUN_STATES.has(snapshot.state)) {
+    throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${snapshot.runId} is ${snapshot.state}; its launch mode can no longer change`, { state: snapshot.state });
+  }
+  changeStored(runDir, emit, (record) => record.update((draft) => void (draft.launchMode = mode)));
 }

@@ -22,6 +22,8 @@ export function compileFailure(program: string): CompileFailure | undefined {
     new Script(STRICT + program, { filename: FILENAME });
     return undefined;
   } catch (error) {
+    // V8's parser out of stack is no syntax error at line 1: preflight() reports it as too deep a nesting.
+    if (error instanceof RangeError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     const stack = error instanceof Error ? (error.stack ?? '') : '';
     // The engine decorates the stack with "file:line", the source line and a line of

@@ -13,6 +13,7 @@ import { launchFacts } from './inspect.js';
 import type { StaticAgentOptions } from './inspect.js';
 import { globalsOf } from './names.js';
 import { neutralize, sesRejection } from './normalize.js';
+import { tooDeep } from './nesting.js';
 import { PROGRAM_PREFIX, PROGRAM_SUFFIX, parseScript } from './parse.js';
 import { LineIndex, syntaxError, type Position } from './position.js';
 import { checkRacing } from './racing.js';
@@ -28,6 +29,7 @@ import { agentOptionKeys } from './option-keys.js';
 import { SCRIPT_LANGUAGE } from '../script-language.js';
 
 export { SITE_MARKER } from './names.js';
+export { MAX_NESTING, tooDeep } from './nesting.js';
 export type { WorkflowMeta } from './module-syntax.js';
 export type { StaticAgentOptions } from './inspect.js';
 export { functionAgentOptions, functionSource, launchInspectionOptions } from './inspect.js';
@@ -113,14 +115,10 @@ export function preflightWithEdits(source: string, options: PreflightOptions): {
   try {
     return check(source, options);
   } catch (error) {
-    // The parser and the passes over its tree recurse: a script nested thousands of levels deep overflows the stack.
+    // rollup's converter recurses before the depth is counted (nesting.ts): thousands of levels overflow its stack.
     if (error instanceof RangeError) throw tooDeep(error.message);
     throw error;
   }
-}
-
-export function tooDeep(why: string): WorkflowError {
-  return new WorkflowError('INVALID_SYNTAX', `The workflow script is nested too deeply to check (${why}); flatten the nesting`, { reason: 'nesting' });
 }
 
 function check(source: string, options: PreflightOptions): { result: PreflightResult; edits: readonly Edit[] } {

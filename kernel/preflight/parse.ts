@@ -10,6 +10,7 @@ import type { estree, Node } from './ast.js';
 import { LineIndex, syntaxError } from './position.js';
 import { forbiddenSyntax } from './rules.js';
 import { moduleForms, type ModuleForms } from './module-syntax.js';
+import { relocateWithinLimit } from './nesting.js';
 
 export const PROGRAM_PREFIX = '(async () => {';
 export const PROGRAM_SUFFIX = '\n})()';
@@ -39,14 +40,7 @@ export function parseScript(source: string): ParsedScript {
   if (body === undefined) {
     throw syntaxError(lines.position(wrapperClose(program) - PROGRAM_PREFIX.length), 'unmatched "}": the script closes a block it never opened');
   }
-  const moved = new Set<Node>();
-  walk(body, (node) => {
-    if (moved.has(node)) return;
-    moved.add(node);
-    const located = node as unknown as { start: number; end: number };
-    located.start -= PROGRAM_PREFIX.length;
-    located.end -= PROGRAM_PREFIX.length;
-  });
+  relocateWithinLimit(body, PROGRAM_PREFIX.length, lines);
   return { text, lines, body, forms };
 }
 

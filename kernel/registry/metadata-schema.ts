@@ -1,9 +1,11 @@
 /**
  * The ajv schema of the registration object (spec 2 "WorkflowExtension") and
  * the translation of its ajv errors into messages that name the offending key.
+ * Its validator is compiled at build time (kernel/precompiled.ts): every
+ * registration at a Pi start is checked without an ajv compile.
  */
-import type { CodeKeywordDefinition, ErrorObject, KeywordCxt, ValidateFunction } from 'ajv';
-import { createAjv, loadAjv } from '../json-schema.js';
+import type { CodeKeywordDefinition, ErrorObject, KeywordCxt } from 'ajv';
+import { loadAjv } from '../json-schema.js';
 
 /** semver.org's recommended regular expression for SemVer 2.0.0. */
 export const SEMVER_PATTERN =
@@ -60,7 +62,7 @@ const PATTERN_HINTS: Readonly<Record<string, string>> = {
 };
 
 /** ajv has no function type; `isFunction: true` fills that gap. */
-const isFunctionKeyword: CodeKeywordDefinition = {
+export const IS_FUNCTION_KEYWORD: CodeKeywordDefinition = {
   keyword: 'isFunction',
   schemaType: 'boolean',
   error: { message: 'must be a function' },
@@ -135,17 +137,6 @@ export const EXTENSION_METADATA_SCHEMA = {
     properties: { [key]: key === 'validateSettings' ? {} : { type: 'object', minProperties: 1 } },
   })),
 } as const;
-
-let compiled: ValidateFunction | undefined;
-
-export function extensionMetadataValidator(): ValidateFunction {
-  if (compiled === undefined) {
-    const ajv = createAjv();
-    ajv.addKeyword(isFunctionKeyword);
-    compiled = ajv.compile(EXTENSION_METADATA_SCHEMA);
-  }
-  return compiled;
-}
 
 export interface MetadataIssue {
   readonly message: string;

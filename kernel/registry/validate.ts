@@ -2,15 +2,16 @@
  * Turns one registration object into a normalized, frozen record, or throws.
  * Stateless: collisions with other extensions are the store's job.
  */
-import type { Ajv, ValidateFunction } from 'ajv';
+import type { Ajv } from 'ajv';
 import type { AgentAttemptAction } from '../contracts/attempt-action.js';
 import type { WorkflowModelAlias } from '../contracts/model-alias.js';
 import type { AgentPreparationHook } from '../contracts/preparation.js';
 import type { AgentSetupHook } from '../contracts/setup.js';
 import { WorkflowError, messageOf, type WorkflowErrorCode } from '../errors.js';
 import { deepFreeze } from '../json.js';
-import { createAjv, formatAjvErrors } from '../json-schema.js';
-import { describeMetadataErrors, extensionMetadataValidator } from './metadata-schema.js';
+import { formatAjvErrors, lazyAjv } from '../json-schema.js';
+import { precompiledRegistrationSchema, validateExtensionMetadata, type PrecompiledValidator } from '../precompiled.js';
+import { describeMetadataErrors } from './metadata-schema.js';
 import type {
   ExtensionInfo,
   JsonSchema,
@@ -77,6 +78,9 @@ export function registrationError(
   return new WorkflowError(code, `${describeExtension(value)}: ${problem}`, details);
 }
 
+/** The options of a registration's schema compiler (scripts/precompile-schemas.ts compiles with them too). */
+export const REGISTRATION_AJV_OPTIONS = Object.freeze({ strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false });
+
 export function validateWorkflowExtension(value: unknown): RegisteredExtension {
   if (!isPlainObject(value)) {
     throw registrationError('INVALID_METADATA', value, `registration must be a plain object, got ${kindOf(value)}`);
@@ -84,7 +88,7 @@ export function validateWorkflowExtension(value: unknown): RegisteredExtension {
   for (const [key, problem] of Object.entries(REMOVED_KEYS)) {
     if (Object.hasOwn(value, key)) throw registrationError('INVALID_METADATA', value, problem, { key });
   }
-  const validateMetadata = extensionMetadataValidator();
+  const validateMetadata = validateExtensionMetadata;
   if (!validateMetadata(value)) {
     const issues = describeMetadataErrors(validateMetadata.errors);
     const problem = `invalid metadata: ${issues.map((issue) => issue.message).join('; ')}`;
@@ -99,7 +103,8 @@ export function validateWorkflowExtension(value: unknown): RegisteredExtension {
     ...(extension.source === undefined ? {} : { source: extension.source }),
     dependencies: Object.freeze([...(extension.dependencies ?? [])]),
   });
-  const ajv = createAjv({ strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false });
+  // Made on the first schema to compile: a registration without schemas loads no ajv.
+  const ajv = lazyAjv(REGISTRATION_AJV_OPTIONS);
   const schemas = new SchemaCompiler(ajv, extension);
   const validateSettings = extension.validateSettings;
   return Object.freeze({
@@ -220,10 +225,10 @@ interface SchemaSite {
 
 /** Compiles user schemas of one extension with one ajv instance. */
 class SchemaCompiler {
-  readonly #ajv: Ajv;
+  readonly #ajv: () => Ajv;
   readonly #extension: WorkflowExtension;
 
-  constructor(ajv: Ajv, extension: WorkflowExtension) {
+  constructor(ajv: () => Ajv, extension: WorkflowExtension) {
     this.#ajv = ajv;
     this.#extension = extension;
   }
@@ -240,9 +245,10 @@ class SchemaCompiler {
     const problem = findNonJson(schema, '', new Set());
     if (problem !== undefined) throw this.error(`${subject} is not plain JSON: ${problem}`, site);
     const clone = deepFreeze(JSON.parse(JSON.stringify(schema)) as JsonSchema);
-    let validate: ValidateFunction;
+    // The package's own registrations (the starter's) were compiled at build time with the same options.
+    let validate: PrecompiledValidator<unknown> | undefined = precompiledRegistrationSchema(clone);
     try {
-      validate = this.#ajv.compile(clone);
+      validate ??= this.#ajv().compile(clone);
     } catch (error) {
       throw this.error(`${subject} does not compile: ${messageOf(error)}`, site);
     }

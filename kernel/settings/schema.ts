@@ -5,10 +5,15 @@
  */
 import type { ErrorObject } from 'ajv';
 import { WorkflowError } from '../errors.js';
-import { compileOnFirstUse, lazyAjv, formatAjvErrors } from '../json-schema.js';
+import { formatAjvErrors } from '../json-schema.js';
 import type { JsonValue } from '../json.js';
+import { validate as compiledGlobal } from '../compiled-schemas/global-settings.js';
+import { validate as compiledProject } from '../compiled-schemas/project-settings.js';
+import { validate as compiledRunOptions } from '../compiled-schemas/run-options.js';
+import type { PrecompiledValidator } from '../precompiled.js';
+import { GLOBAL_ONLY_KEYS, type CodemodeTools } from './file-schemas.js';
 
-export type CodemodeTools = 'all' | 'read-only' | 'none';
+export type { CodemodeTools } from './file-schemas.js';
 
 export interface WorkflowSettings {
   concurrency: number;
@@ -46,15 +51,19 @@ export const SETTINGS_KEYS = [
   'tools',
   'extensionSettings',
 ] as const satisfies readonly SettingsKey[];
+GLOBAL_ONLY_KEYS satisfies readonly SettingsKey[];
 
-export const CODEMODE_TOOLS = ['all', 'read-only', 'none'] as const satisfies readonly CodemodeTools[];
-export const GLOBAL_ONLY_KEYS = ['backgroundWidget', 'codemodeTools'] as const satisfies readonly SettingsKey[];
-export const MIN_CONCURRENCY = 1;
-export const MAX_CONCURRENCY = 16;
-export const MODEL_ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
-export const EXTENSION_NAMESPACE_PATTERN = '^[A-Za-z0-9@][A-Za-z0-9@._/-]*$';
-/** Keys that would alter object prototypes when a consumer copies the map naively. */
-export const RESERVED_NAMESPACES = ['__proto__', 'constructor', 'prototype'] as const;
+export {
+  CODEMODE_TOOLS,
+  EXTENSION_NAMESPACE_PATTERN,
+  GLOBAL_ONLY_KEYS,
+  GLOBAL_SETTINGS_SCHEMA,
+  MAX_CONCURRENCY,
+  MIN_CONCURRENCY,
+  MODEL_ALIAS_PATTERN,
+  PROJECT_SETTINGS_SCHEMA,
+  RESERVED_NAMESPACES,
+} from './file-schemas.js';
 
 export const DEFAULT_SETTINGS: Readonly<WorkflowSettings> = Object.freeze({
   concurrency: 8,
@@ -67,53 +76,12 @@ export const DEFAULT_SETTINGS: Readonly<WorkflowSettings> = Object.freeze({
   extensionSettings: Object.freeze({}),
 });
 
-const concurrencySchema = { type: 'integer', minimum: MIN_CONCURRENCY, maximum: MAX_CONCURRENCY } as const;
-const selectorsSchema = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
-
-const projectProperties = {
-  concurrency: concurrencySchema,
-  modelAliases: {
-    type: 'object',
-    propertyNames: { type: 'string', pattern: MODEL_ALIAS_PATTERN },
-    additionalProperties: { type: 'string', minLength: 1 },
-  },
-  skills: selectorsSchema,
-  extensions: selectorsSchema,
-  tools: selectorsSchema,
-  extensionSettings: {
-    type: 'object',
-    propertyNames: { type: 'string', pattern: EXTENSION_NAMESPACE_PATTERN, not: { enum: RESERVED_NAMESPACES } },
-  },
-} as const;
-
-export const PROJECT_SETTINGS_SCHEMA = {
-  type: 'object',
-  properties: projectProperties,
-  additionalProperties: false,
-} as const;
-
-export const GLOBAL_SETTINGS_SCHEMA = {
-  type: 'object',
-  properties: {
-    ...projectProperties,
-    backgroundWidget: { type: 'boolean' },
-    codemodeTools: { type: 'string', enum: CODEMODE_TOOLS },
-  },
-  additionalProperties: false,
-} as const;
-
-const RUN_OPTIONS_SCHEMA = {
-  type: 'object',
-  properties: { concurrency: concurrencySchema },
-  additionalProperties: false,
-} as const;
-
-const ajv = lazyAjv();
+// Build-time compiled (file-schemas.ts, scripts/precompile-schemas.ts): ajv's own code for the schemas.
 const validators = {
-  global: compileOnFirstUse<SettingsFileData>(GLOBAL_SETTINGS_SCHEMA, ajv),
-  project: compileOnFirstUse<SettingsFileData>(PROJECT_SETTINGS_SCHEMA, ajv),
+  global: compiledGlobal as unknown as PrecompiledValidator<SettingsFileData>,
+  project: compiledProject as unknown as PrecompiledValidator<SettingsFileData>,
 };
-const validateRunOptionsShape = compileOnFirstUse<{ concurrency?: number }>(RUN_OPTIONS_SCHEMA, ajv);
+const validateRunOptionsShape = compiledRunOptions as unknown as PrecompiledValidator<{ concurrency?: number }>;
 
 const LEGACY_SETTINGS_HINTS: Readonly<Record<string, string>> = {
   disabledAgentResources:

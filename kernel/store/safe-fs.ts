@@ -25,6 +25,8 @@ const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O
 export const SAFE_OPEN = O_NOFOLLOW | O_NONBLOCK;
 
 const MIB = 1024 * 1024;
+/** Reads past a file's stat size (a growing log, the end-of-file probe) land here first; reads are synchronous, so one is enough. */
+const SCRATCH = Buffer.allocUnsafe(64 * 1024);
 
 /** Upper bounds of what the store reads whole; a larger file is refused, never loaded. */
 export const READ_LIMITS = {
@@ -136,16 +138,20 @@ export function readRegular(file: string, maxBytes: number): Buffer {
   try {
     if (size > maxBytes) throw tooLarge(file, maxBytes);
     // Read to the end, whatever fstat said: a log may grow while it is read; stop past the limit.
+    // The first read takes the size fstat gave (plus one byte, to see growth at once); later reads
+    // go through one shared scratch buffer, so the read that finds the end allocates nothing
+    // (`wfcli list` reads hundreds of small files).
+    const first = Buffer.allocUnsafe(Math.min(size + 1, maxBytes + 1));
     const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(Math.max(size - total, 64 * 1024), maxBytes + 1 - total));
-      const read = fs.readSync(fd, chunk, 0, chunk.byteLength, null);
+    let total = fs.readSync(fd, first, 0, first.byteLength, null);
+    if (total > 0) chunks.push(first.subarray(0, total));
+    while (total > 0 && total <= maxBytes) {
+      const read = fs.readSync(fd, SCRATCH, 0, Math.min(SCRATCH.byteLength, maxBytes + 1 - total), null);
       if (read === 0) break;
-      chunks.push(read === chunk.byteLength ? chunk : chunk.subarray(0, read));
+      chunks.push(Buffer.from(SCRATCH.subarray(0, read)));
       total += read;
-      if (total > maxBytes) throw tooLarge(file, maxBytes);
     }
+    if (total > maxBytes) throw tooLarge(file, maxBytes);
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
   } finally {
     closeQuietly(fd);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import {
   agentTree,
   readResultText,
+  runUsage,
   LOG_LIMIT_BYTES,
   readCallRecords,
   readRunEvents,
@@ -18,6 +19,7 @@ import {
   type CallStatus,
   type PrimitiveCallRecord,
   type StatusSummary,
+  type UsageTotals,
 } from '../../kernel/index.js';
 import { transcriptFiles } from './transcript.js';
 
@@ -91,6 +93,8 @@ export interface TrajectoryModel {
     readonly parentRunId?: string;
     readonly failure?: { readonly code: string; readonly message: string };
     readonly result?: { readonly bytes: number; readonly preview: string; readonly truncated: boolean };
+    /** The run's usage: its top-level agents' (kernel/usage.ts). */
+    readonly usage: UsageTotals;
   };
   readonly tree: readonly TreeView[];
   readonly agents: readonly AgentView[];
@@ -214,6 +218,7 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
       ...(status.parentRunId === undefined ? {} : { parentRunId: status.parentRunId }),
       ...(status.failure === undefined ? {} : { failure: { code: status.failure.code, message: cut(status.failure.message, LOG_LIMIT_BYTES).text } }),
       ...(result === undefined ? {} : { result }),
+      usage: runUsage(status.agents),
     },
     tree: treeView(agentTree(status.agents)),
     agents,

@@ -6,7 +6,9 @@
  * message roles are kept as such (Pi adds them over time).
  */
 import { readFileSync } from 'node:fs';
-import { WorkflowError, compileOnFirstUse, lazyAjv, formatAjvErrors, messageOf } from '../../kernel/index.js';
+// Not the kernel's index: `wfcli transcript` reads a session file without loading the engine.
+import { WorkflowError, messageOf } from '../../kernel/errors.js';
+import { compileOnFirstUse, formatAjvErrors, lazyAjv } from '../../kernel/json-schema.js';
 
 export interface SessionHeader {
   readonly type: 'session';

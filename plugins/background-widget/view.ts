@@ -5,7 +5,7 @@
  * receipt left in the transcript when a run ends. Names, labels and phases
  * come from scripts: every line is `printable` (lib/terminal-text.ts).
  */
-import { AGENT_STATES, agentTree, type AgentState, type AgentSummary, type AgentTreeNode, type StatusSummary } from '../../kernel/index.js';
+import { AGENT_STATES, agentTree, runUsage, type AgentState, type AgentSummary, type AgentTreeNode, type StatusSummary } from '../../kernel/index.js';
 import { printable } from '../../lib/terminal-text.js';
 
 /** Most lines the widget takes above the editor. */
@@ -87,7 +87,7 @@ export interface Receipt {
 
 export function receiptOf(run: StatusSummary): Receipt {
   // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
-  const usage = run.agents.filter((agent) => agent.parentId === undefined).reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  const usage = runUsage(run.agents);
   const end = Date.parse(run.terminalAt ?? run.updatedAt);
   const subagent = subagentWords(run);
   return {

@@ -4,11 +4,13 @@
  * limits are non-negative integers, cost limits finite non-negative numbers;
  * zero is valid; `soft` must be lower than `hard` when both are set.
  */
-import { compileOnFirstUse, lazyAjv, formatAjvErrors, WorkflowError, type JsonValue } from '../../kernel/index.js';
+import { formatAjvErrors, WorkflowError, type JsonValue, type PrecompiledValidator } from '../../kernel/index.js';
+import { validate as compiledBudget } from './compiled-schemas/budget.js';
+import { validate as compiledPatch } from './compiled-schemas/budget-patch.js';
+import { DIMENSIONS, THRESHOLDS } from './schemas.js';
 
-export const DIMENSIONS = ['tokens', 'costUsd', 'durationMs', 'agentLaunches'] as const;
+export { DIMENSIONS, THRESHOLDS };
 export type Dimension = (typeof DIMENSIONS)[number];
-export const THRESHOLDS = ['soft', 'hard'] as const;
 export type Threshold = (typeof THRESHOLDS)[number];
 
 export type Limits = { readonly [T in Threshold]?: number };
@@ -18,23 +20,9 @@ export type Budget = { readonly [D in Dimension]?: Limits };
 export type LimitsPatch = { readonly [T in Threshold]?: number | null };
 export type BudgetPatch = { readonly [D in Dimension]?: LimitsPatch | null };
 
-const valueType = (dimension: Dimension): 'number' | 'integer' => (dimension === 'costUsd' ? 'number' : 'integer');
-
-function budgetSchema(patch: boolean): Record<string, JsonValue> {
-  const properties: Record<string, JsonValue> = {};
-  for (const dimension of DIMENSIONS) {
-    const type = patch ? [valueType(dimension), 'null'] : valueType(dimension);
-    // `$data` compares soft with its sibling hard; an absent hard leaves soft unbounded.
-    const soft = patch ? { type, minimum: 0 } : { type, minimum: 0, exclusiveMaximum: { $data: '1/hard' } };
-    const limits = { type: 'object', additionalProperties: false, properties: { soft, hard: { type, minimum: 0 } } };
-    properties[dimension] = patch ? { type: ['object', 'null'], additionalProperties: false, properties: limits.properties } : limits;
-  }
-  return { type: 'object', additionalProperties: false, properties };
-}
-
-const ajv = lazyAjv({ $data: true, allowUnionTypes: true });
-const validateBudget = compileOnFirstUse(budgetSchema(false), ajv);
-const validatePatch = compileOnFirstUse(budgetSchema(true), ajv);
+// Build-time compiled (schemas.ts, scripts/precompile-schemas.ts): ajv's own code for the schemas.
+const validateBudget = compiledBudget as unknown as PrecompiledValidator<Budget>;
+const validatePatch = compiledPatch as unknown as PrecompiledValidator<BudgetPatch>;
 
 /** A validated budget without empty dimensions (an empty one is unlimited anyway). */
 export function parseBudget(value: unknown, what = 'budget'): Budget {

@@ -3,10 +3,12 @@
  * shown under `plugins.budgets` in the status summary). docs/budgets.md
  * describes every field; `format` versions the shape itself.
  */
-import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type JsonValue } from '../../kernel/index.js';
-import { DIMENSIONS, budgetJson, parseBudget, type Budget, type Dimension } from './budget.js';
+import { formatAjvErrors, messageOf, WorkflowError, type JsonValue, type PrecompiledValidator } from '../../kernel/index.js';
+import { budgetJson, parseBudget, type Budget, type Dimension } from './budget.js';
+import { validate as compiledState } from './compiled-schemas/state.js';
+import { STATE_FORMAT } from './schemas.js';
 
-export const STATE_FORMAT = 1;
+export { STATE_FORMAT };
 
 export interface Usage {
   tokens: number;
@@ -31,29 +33,8 @@ export interface BudgetState {
   pending: string[];
 }
 
-const count = { type: 'integer', minimum: 0 } as const;
-const STATE_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['format', 'version', 'budget', 'usage', 'carriedMs', 'softCrossed', 'exhausted', 'pending'],
-  properties: {
-    format: { const: STATE_FORMAT },
-    version: { type: 'integer', minimum: 1 },
-    budget: { type: 'object' },
-    usage: {
-      type: 'object',
-      additionalProperties: false,
-      required: [...DIMENSIONS],
-      properties: { tokens: count, costUsd: { type: 'number', minimum: 0 }, durationMs: count, agentLaunches: count },
-    },
-    carriedMs: count,
-    softCrossed: { type: 'object', additionalProperties: false, properties: Object.fromEntries(DIMENSIONS.map((dimension) => [dimension, { type: 'integer', minimum: 1 }])) },
-    exhausted: { type: 'array', uniqueItems: true, items: { enum: [...DIMENSIONS] } },
-    pending: { type: 'array', items: { type: 'string', minLength: 1 } },
-  },
-} as const;
-
-const validateState = compileOnFirstUse(STATE_SCHEMA);
+// Build-time compiled (schemas.ts, scripts/precompile-schemas.ts): ajv's own code for the schema.
+const validateState = compiledState as unknown as PrecompiledValidator<BudgetState>;
 
 export function initialState(budget: Budget): BudgetState {
   return { format: STATE_FORMAT, version: 1, budget, usage: { tokens: 0, costUsd: 0, durationMs: 0, agentLaunches: 0 }, carriedMs: 0, softCrossed: {}, exhausted: [], pending: [] };

@@ -7,27 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PLUGIN_DECLARATION_SCHEMA, WorkflowError, compileOnFirstUse, formatAjvErrors, type PluginDeclaration } from '../../kernel/index.js';
+import { WorkflowError, formatAjvErrors, type PluginDeclaration, type PrecompiledValidator } from '../../kernel/index.js';
+import { validate as compiledManifest } from './compiled-schemas/plugin-manifest.js';
+import type { PluginManifest } from './manifest-schema.js';
+
+export { PLUGIN_MANIFEST_FORMAT, PLUGIN_MANIFEST_SCHEMA, type PluginManifest } from './manifest-schema.js';
 
 export const PLUGIN_MANIFEST_FILE = join('dist', 'plugins.json');
-export const PLUGIN_MANIFEST_FORMAT = 1;
-
-export interface PluginManifest {
-  readonly format: typeof PLUGIN_MANIFEST_FORMAT;
-  readonly plugins: readonly PluginDeclaration[];
-}
-
-export const PLUGIN_MANIFEST_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['format', 'plugins'],
-  properties: {
-    format: { const: PLUGIN_MANIFEST_FORMAT },
-    plugins: { type: 'array', items: PLUGIN_DECLARATION_SCHEMA },
-  },
-} as const;
-
-const validate = compileOnFirstUse<PluginManifest>(PLUGIN_MANIFEST_SCHEMA);
+// Build-time compiled (manifest-schema.ts, scripts/precompile-schemas.ts): ajv's own code for the schema.
+const validate = compiledManifest as unknown as PrecompiledValidator<PluginManifest>;
 
 /** The declarations in `<root>/dist/plugins.json`; none when the file does not exist. */
 export function readPluginManifest(root: string | undefined): readonly PluginDeclaration[] {

@@ -16,6 +16,7 @@ import { contributeWorkflowPlugin, registerWorkflowExtension, type KernelPlugin,
 import { inspectSessionAction, openPaneAction } from './actions.js';
 import { startPaneSide } from './pane.js';
 import { piCommand } from './pi-command.js';
+import { PANE_CONFIG_ENV } from './protocol.js';
 import { paneSettings, validatePaneSettings, wantsPane } from './settings.js';
 import { tmuxContext } from './tmux.js';
 import { accepts, createTmuxTransport, type TmuxTransportOptions } from './transport.js';
@@ -65,6 +66,9 @@ async function tmuxPanes(pi: ExtensionAPI): Promise<void> {
 
 /** `plugin` declares the entry in dist/plugins.json (the build reads it). */
 export default Object.freeze(Object.assign(tmuxPanes, { plugin: createTmuxPanesPlugin() }));
+
+/** The entry registers nothing outside tmux and outside a pane: its lazy entry (lib/pi-entry) loads it only with one of these set. */
+export const PI_ENTRY_LOAD_WHEN_ENV: readonly string[] = Object.freeze(['TMUX', PANE_CONFIG_ENV]);
 
 export { paneSettings, validatePaneSettings, wantsPane, SETTINGS_KEY, DEFAULT_PANE_SETTINGS, type PaneSettings, type PaneAgents } from './settings.js';
 export { accepts, createTmuxTransport, TRANSPORT_NAME, type TmuxTransportOptions } from './transport.js';

@@ -99,11 +99,12 @@ function lines(file: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** The PIDs in `file` (one a line) once it has `count` of them. */
-async function pidsIn(file: string, count: number): Promise<number[]> {
+/** The PIDs in `file` (one a line) once it has `count` of them, or what it has after `waitMs`. */
+async function pidsIn(file: string, count: number, waitMs = 30_000): Promise<number[]> {
+  const deadline = performance.now() + waitMs;
   for (;;) {
     const pids = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => /^\d+$/.test(line)).map(Number) : [];
-    if (pids.length >= count) return pids;
+    if (pids.length >= count || performance.now() > deadline) return pids;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -123,7 +124,8 @@ const LINGERING = (file: string) => `echo $$ > ${file}; sleep 30 & echo $! >> ${
 
 // Each case starts a headless Pi session or two (a few seconds each on a quiet machine).
 describe.runIf(process.platform === 'linux')('shells through wfcli run --script', { timeout: 120_000 }, () => {
-  it('a time-out fails with SHELL_FAILED in under 4 s, a daemon does not hold the call, and no process is left behind', async () => {
+  // "Promptly" is under 10 s: far below the 20 and 30 s a call that waited would take, with room for a busy machine.
+  it('a time-out fails with SHELL_FAILED promptly, a daemon does not hold the call, and no process is left behind', async () => {
     // The second shell leaves a daemon holding its pipes: the call returns once the shell exits, the daemon stopped.
     const source = `let timedOut;
 try { await shell('${LINGERING('timeout.pids')}', { timeoutMs: 1000 }); timedOut = 'no error'; } catch (e) { timedOut = [e.code, e.message]; }
@@ -136,21 +138,23 @@ return { timedOut, daemon: daemon.stdout };`;
     const runDir = runDirOf(RUN_ID.exec(ended.stderr)![1]!);
     const [timeoutCall, daemonCall] = lines(join(runDir, 'calls.jsonl'));
     const took = (call: Record<string, unknown> | undefined) => Date.parse(String(call?.['endedAt'])) - Date.parse(String(call?.['startedAt']));
-    expect(took(timeoutCall)).toBeLessThan(4000);
+    expect(took(timeoutCall)).toBeLessThan(10_000);
     // Far below the daemon's 30 s and the call's 20 s time-out: the call did not wait for the daemon.
-    expect(took(daemonCall)).toBeLessThan(4000);
-    const pids = [...(await pidsIn(join(cwd, 'timeout.pids'), 2)), ...(await pidsIn(join(cwd, 'daemon.pids'), 1))];
+    expect(took(daemonCall)).toBeLessThan(10_000);
+    // The run has ended, so the files hold all they ever will (a shell stopped early wrote fewer).
+    const pids = [...(await pidsIn(join(cwd, 'timeout.pids'), 2, 0)), ...(await pidsIn(join(cwd, 'daemon.pids'), 1, 0))];
+    expect(pids.length).toBeGreaterThanOrEqual(2);
     expect(stillRunning(pids, runDir)).toEqual([]);
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s of wfcli run mid-shell exits in under 4 s with the resume hint, leaving no process behind', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s of wfcli run mid-shell exits promptly with the resume hint, leaving no process behind', async (signal) => {
     const pidFile = `${signal}.pids`;
     const run = wfcli(['run', '--script', script(`${signal}.js`, `await shell('${LINGERING(pidFile)}'); return 'finished';`)]);
     const pids = await pidsIn(join(cwd, pidFile), 2);
     const sent = performance.now();
     run.child.kill(signal);
     const ended = await run.ended;
-    expect(performance.now() - sent).toBeLessThan(4000);
+    expect(performance.now() - sent).toBeLessThan(10_000);
     expect(ended.code).toBe(1);
     const runId = RUN_ID.exec(ended.stderr)![1]!;
     expect(ended.stderr).toContain(`continue it with: wfcli resume ${runId}`);

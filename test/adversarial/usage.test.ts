@@ -64,9 +64,10 @@ describe('every attempt is charged', () => {
   });
 
   it('a timed-out attempt keeps the tokens of the turns it finished', async () => {
-    // One turn (50 + 5 tokens) that asks for a tool, then a request that is never answered: the time-out ends it.
+    // One turn (50 + 5 tokens) that asks for a tool, then a request that is never answered: the time-out ends it
+    // (6 s: the session and the first turn fit on a busy machine).
     home.model.agent('Slow', ({ request }) => (request === 1 ? { toolCalls: [{ name: 'read', arguments: { path: 'missing.txt' } }], usage: { promptTokens: 50, completionTokens: 5 } } : new Promise(() => undefined)));
-    const result = await home.wfcli(['run', '--script', home.script('slow.js', "return await agent('Slow', { timeoutMs: 3000 });")]);
+    const result = await home.wfcli(['run', '--script', home.script('slow.js', "return await agent('Slow', { timeoutMs: 6000 });")]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/AGENT_TIMEOUT/);
     const snapshot = readJson(join(home.runDir(home.runIdOf(result)), 'snapshot.json')) as { agents: Record<string, { usage: { inputTokens: number; outputTokens: number } }>; plugins: { budgets: { usage: { tokens: number } } } };

@@ -6,7 +6,7 @@
  * the host names a left-out plugin, so it must not drift).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Kernel, KernelOptions, KernelPlugin, PluginDeclaration } from '../../kernel/index.js';
@@ -19,7 +19,7 @@ async function load<T>(relativePath: string): Promise<T> {
   return (await import(pathToFileURL(join(ROOT, relativePath)).href)) as T;
 }
 
-/** Every built entry that is a plugin entry, by its dist path. */
+/** Every built Pi entry whose feature (its library module, loaded on first use) is a plugin entry, by the Pi entry's dist path. */
 async function builtPluginEntries(): Promise<Map<string, KernelPlugin>> {
   const candidates = [
     ...readdirSync(join(ROOT, 'dist', 'plugins')).map((name) => `dist/plugins/${name}/index.js`),
@@ -27,11 +27,46 @@ async function builtPluginEntries(): Promise<Map<string, KernelPlugin>> {
   ].filter((path) => existsSync(join(ROOT, path)));
   const entries = new Map<string, KernelPlugin>();
   for (const path of candidates) {
-    const plugin = (await load<{ default?: { plugin?: KernelPlugin } }>(path)).default?.plugin;
+    const plugin = (await load<{ default?: { plugin?: KernelPlugin } }>(path.replace(/index\.js$/, 'library.js'))).default?.plugin;
     if (plugin !== undefined) entries.set(path, plugin);
   }
   return entries;
 }
+
+/** The files and packages a built module reaches through static imports. */
+function staticGraph(file: string, seen = new Set<string>(), packages = new Set<string>()): { files: Set<string>; packages: Set<string> } {
+  if (seen.has(file)) return { files: seen, packages };
+  seen.add(file);
+  for (const match of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;]*?from\s*'([^']+)'|^import\s*'([^']+)'/gms)) {
+    const specifier = match[1] ?? match[2] ?? '';
+    if (specifier.startsWith('.')) staticGraph(resolve(dirname(file), specifier), seen, packages);
+    else if (!specifier.startsWith('node:')) packages.add(specifier);
+  }
+  return { files: seen, packages };
+}
+
+describe('lazy Pi entries', () => {
+  it('every entry Pi loads is its manifest and the lazy-entry module; its feature (library.js) loads on first use', () => {
+    const extensions = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { pi: { extensions: string[] } }).pi.extensions;
+    expect(extensions.length).toBeGreaterThanOrEqual(15);
+    for (const [index, extension] of extensions.entries()) {
+      const entry = join(ROOT, extension);
+      const { files, packages } = staticGraph(entry);
+      expect(files.size, extension).toBe(2);
+      const source = readFileSync(entry, 'utf8');
+      if (index === 0) {
+        // The host entry is the one Pi's loader evaluates itself: it imports its feature directly and lends the others its import().
+        expect([...packages], extension).toEqual(['@earendil-works/pi-tui']);
+        expect(source, extension).toContain("import('./library.js')");
+        expect(source, extension).toContain('provideFeatureImporter(');
+      } else {
+        expect([...packages], extension).toEqual([]);
+        expect(source, extension).toContain("importFeature(new URL('./library.js', import.meta.url).href)");
+      }
+      expect(existsSync(join(dirname(entry), 'library.js')), extension).toBe(true);
+    }
+  });
+});
 
 describe('the plugin manifest', () => {
   it('lists every built plugin entry with its declaration, and pi.extensions loads each after the host entry', async () => {

@@ -18,22 +18,24 @@ describe('wfcli help and usage', () => {
       const io = captureIo();
       expect(await main(argv, io)).toBe(0);
       expect(io.err()).toBe('');
-      for (const spec of COMMANDS) expect(io.out()).toContain(`  ${spec.name.padEnd(16)}${spec.summary}\n`);
+      for (const entry of COMMANDS) expect(io.out()).toContain(`  ${entry.name.padEnd(16)}${entry.summary}\n`);
       expect(io.out()).toContain(`  ${'relay'.padEnd(16)}Start the relay bridge`);
       expect(io.out()).toContain('Exit codes: 0 success, 1 a typed workflow error (CODE: message on\nstderr), 2 a usage error.');
     }
   });
 
-  it.each(COMMANDS.map((spec) => [spec.name, spec] as const))('wfcli %s --help prints its usage, summary and options, exit 0', async (name, spec) => {
+  it.each(COMMANDS.map((entry) => [entry.name, entry] as const))('wfcli %s --help prints its usage, summary and options, exit 0', async (name, entry) => {
+    const spec = await entry.load();
+    expect(spec.name).toBe(name);
     for (const flag of ['--help', '-h']) {
       const io = captureIo();
       expect(await main([...name.split(' '), flag], io)).toBe(0);
-      expect(io.out()).toBe(`usage:\n${spec.usage.map((line) => `  ${line}\n`).join('')}\n${spec.summary}\n\n${spec.help}\n`);
+      expect(io.out()).toBe(`usage:\n${spec.usage.map((line) => `  ${line}\n`).join('')}\n${entry.summary}\n\n${spec.help}\n`);
       for (const option of Object.keys(spec.options)) expect(spec.help, `--${option} of ${name} is described`).toContain(`--${option}`);
     }
     const viaHelp = captureIo();
     expect(await main(['help', ...name.split(' ')], viaHelp)).toBe(0);
-    expect(viaHelp.out()).toContain(spec.summary);
+    expect(viaHelp.out()).toContain(entry.summary);
   });
 
   it('no command, an unknown command, an unknown flag, a missing or extra argument are usage errors (exit 2)', async () => {
@@ -92,6 +94,6 @@ describe('wfcli help and usage', () => {
 
   it('the README command table lists every command', () => {
     const table = README.slice(README.indexOf('## wfcli commands'));
-    for (const name of [...COMMANDS.map((spec) => spec.name), 'relay']) expect(table, name).toMatch(new RegExp(`^\\| \`wfcli ${name}[ \`]`, 'm'));
+    for (const name of [...COMMANDS.map((entry) => entry.name), 'relay']) expect(table, name).toMatch(new RegExp(`^\\| \`wfcli ${name}[ \`]`, 'm'));
   });
 });

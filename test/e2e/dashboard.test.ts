@@ -92,6 +92,7 @@ describe('/workflow in a pi process', () => {
         await terminal.waitFor((text) => !text.includes(`(${runId}) was interrupted`), 'the offer to close');
       }
       terminal.type('/workflow');
+      await terminal.waitForText('/workflow');
       terminal.keys('Enter');
       const picker = await terminal.waitForText('Workflow runs of this session (3)');
       const line = (text: string): number => picker.split('\n').findIndex((entry) => entry.includes(text));

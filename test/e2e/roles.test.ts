@@ -40,7 +40,7 @@ describe('roles in a pi process', () => {
     writeFileSync(
       join(fixture, 'index.js'),
       [
-        `import { registerRoleContribution } from ${JSON.stringify(join(REPO_ROOT, 'dist', 'roles', 'index.js'))};`,
+        `import { registerRoleContribution } from ${JSON.stringify(join(REPO_ROOT, 'dist', 'roles', 'library.js'))};`,
         `export default function (pi) {`,
         `  registerRoleContribution(pi, { owner: import.meta.url, roleDirectories: ['roles'], extension: { headline: 'Fixture roles', version: '1.0.0' } });`,
         `}`,

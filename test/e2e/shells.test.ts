@@ -64,7 +64,8 @@ return { timeout: await codeOf(shell('echo $$ > timeout.pids; sleep 30 & echo $!
     expect(timeout?.text).toMatch(/"output":\s*"RPC_LIMIT_EXCEEDED"/);
     const timeoutRun = RUN_ID.exec(timeout?.text ?? '')?.[0] ?? '';
     const [call] = readFileSync(join(pi.runDir('shells', timeoutRun), 'calls.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { startedAt: string; endedAt: string });
-    expect(Date.parse(call!.endedAt) - Date.parse(call!.startedAt)).toBeLessThan(4000);
+    // Far below the shell's 30 s sleep: the time-out stopped it (with room for a busy machine).
+    expect(Date.parse(call!.endedAt) - Date.parse(call!.startedAt)).toBeLessThan(10_000);
     expect(running(pidsIn(join(pi.cwd, 'timeout.pids')))).toEqual([]);
 
     // pi has exited: the background run was interrupted, its shell's group ended with the session.

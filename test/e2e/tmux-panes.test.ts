@@ -133,7 +133,7 @@ describe('tmux panes in a real tmux server', () => {
       expect(statSync(reference['sessionFile']!).mode & 0o777).toBe(0o600);
     }
     const alphaReference = references.find((reference) => reference['label'] === 'alpha');
-    const entry = (await import(pathToFileURL(join(REPO_ROOT, 'dist', 'plugins', 'tmux-panes', 'index.js')).href)) as typeof import('../../plugins/tmux-panes/index.js');
+    const entry = (await import(pathToFileURL(join(REPO_ROOT, 'dist', 'plugins', 'tmux-panes', 'library.js')).href)) as typeof import('../../plugins/tmux-panes/index.js');
     const context = {
       run: { runId },
       agent: { state: 'completed', label: 'alpha' },

@@ -37,7 +37,7 @@ describe('wfcli edges', () => {
     // A registered function to export, from an extension Pi loads here.
     writeFileSync(
       join(pi.agentDir, 'extensions', 'exported.js'),
-      `import { registerWorkflowExtension } from ${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'index.js'))};
+      `import { registerWorkflowExtension } from ${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'library.js'))};
 export default function () {
   registerWorkflowExtension({ version: '1.0.0', headline: 'Exported', functions: { exported: { description: 'Returns 1.', input: { type: 'object' }, output: {}, run: () => 1 } } });
 }

@@ -126,7 +126,7 @@ describe('frozen configurations', () => {
     const engine = engineFor();
     const cwd = mkdtempSync(join(dir, 'cwd-'));
     const run = await engine.launch({ name: 'resume-frozen', cwd, script: `return await agent('slow');` });
-    await waitFor(() => calls.some((call) => call.prompt === 'slow'), 5000, 'the first session');
+    await waitFor(() => calls.some((call) => call.prompt === 'slow'), 15_000, 'the first session');
     await engine.close();
     expect(prepared).toBe(2);
     blockSlow = false;
@@ -167,7 +167,7 @@ describe('frozen configurations', () => {
     const cwd = mkdtempSync(join(dir, 'cwd-'));
     const run = await engine.launch({ name: 'old', cwd, script: `return await agent('slow');` });
     const snapshotPath = join(run.runDir, 'snapshot.json');
-    await waitFor(() => Object.keys(JSON.parse(readFileSync(snapshotPath, 'utf8')).agentConfigurations).length === 1, 5000, 'the stored configuration');
+    await waitFor(() => Object.keys(JSON.parse(readFileSync(snapshotPath, 'utf8')).agentConfigurations).length === 1, 15_000, 'the stored configuration');
     await engine.close();
     expect((await run.outcome).state).toBe('interrupted');
     const snapshot = JSON.parse(readFileSync(snapshotPath, 'utf8'));
@@ -207,7 +207,8 @@ describe('scheduling', () => {
       active += 1;
       peak = Math.max(peak, active);
       order.push(prompt);
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      // Each agent waits for a second one beside it (or for the last to start), so the peak does not depend on timing.
+      for (let waited = 0; active < 2 && order.length < 5 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
       active -= 1;
       return { result: prompt };
     };

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 async function awaiting(runId: string, cwd = h.cwd): Promise<void> {
-  await waitFor(() => h.engine.status(cwd, runId).state === 'awaiting_input', 5000, 'awaiting_input');
+  await waitFor(() => h.engine.status(cwd, runId).state === 'awaiting_input', 15_000, 'awaiting_input');
 }
 
 describe('checkpoint', () => {

@@ -82,7 +82,7 @@ describe('agent.create and handle.send', () => {
       const results = await Promise.allSettled([one, two]);
       return results.map((r) => r.status === 'fulfilled' ? r.value : r.reason.code + ': ' + r.reason.message);
     `);
-    await waitFor(() => h.calls.length === 1, 5000, 'the first turn');
+    await waitFor(() => h.calls.length === 1, 15_000, 'the first turn');
     gate.resolve();
     const outcome = await handle.outcome;
     expect(outcome.value).toEqual(['one', 'INVALID_METADATA: agent handle "a" is already running a turn; await each send']);

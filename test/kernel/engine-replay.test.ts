@@ -45,13 +45,14 @@ describe('ordered replay', () => {
   it('hands results over in the order the original run received them (Promise.race keeps its winner)', async () => {
     const { cwd, outcome } = await interruptAndResume(`
       const first = await Promise.race([
-        shell('sleep 0.15; echo slow >> ledger; echo slow'),
-        shell('echo fast >> ledger; echo fast'),
+        // The slow shell ends only after the fast one has, however late the fast one starts.
+        shell('while [ ! -e fast.done ]; do sleep 0.01; done; sleep 0.3; echo slow >> ledger; echo slow'),
+        shell('echo fast >> ledger; : > fast.done; echo fast'),
       ]);
       const order = [];
       await Promise.all([
-        shell('sleep 0.4; echo x').then((r) => order.push(r.stdout.trim())),
-        shell('echo y').then((r) => order.push(r.stdout.trim())),
+        shell('while [ ! -e y.done ]; do sleep 0.01; done; sleep 0.3; echo x').then((r) => order.push(r.stdout.trim())),
+        shell(': > y.done; echo y').then((r) => order.push(r.stdout.trim())),
       ]);
       await shell(${JSON.stringify(gated())});
       return { first: first.stdout.trim(), order };
@@ -64,7 +65,7 @@ describe('ordered replay', () => {
   it('replays a failure the script caught at the same point', async () => {
     const { cwd, outcome, runDir } = await interruptAndResume(`
       let caught;
-      try { await shell('echo once >> ledger; sleep 5', { timeoutMs: 50 }); } catch (error) { caught = error.code; }
+      try { await shell('echo once >> ledger; sleep 30', { timeoutMs: 1500 }); } catch (error) { caught = error.code; }
       await shell(${JSON.stringify(gated())});
       return caught;
     `);
@@ -165,16 +166,26 @@ describe('the digest check', () => {
 
 describe('calls from one site must not race (run time)', () => {
   it('refuses the issue 1 reproduction before the racing call runs, whichever chain finishes first', async () => {
-    for (const [a, b] of [
-      ['0.3', '0.05'],
-      ['0.05', '0.3'],
+    // The slow chain's first shell ends only after the fast chain's step result
+    // reached the script (it then runs one more shell), so the slow chain calls the
+    // step again after that result was delivered, but not causally after it.
+    for (const [slow, fast] of [
+      ['A', 'B'],
+      ['B', 'A'],
     ] as const) {
+      const chain = (name: string) =>
+        name === slow
+          ? `shell('while [ ! -e ${fast}.delivered ]; do sleep 0.01; done; echo ${name}').then(later.${name})`
+          : `shell('echo ${name}').then(later.${name})`;
       const outcome = await h.run(`
         const step = (c) => shell(c);
-        const later = [(r) => step('echo after-A >> ledger'), (r) => step('echo after-B >> ledger')];
+        const later = {
+          A: (r) => step('echo after-A >> ledger')${slow === 'B' ? ".then((s) => shell(': > A.delivered').then(() => s))" : ''},
+          B: (r) => step('echo after-B >> ledger')${slow === 'A' ? ".then((s) => shell(': > B.delivered').then(() => s))" : ''},
+        };
         const [x, y] = await Promise.all([
-          shell('sleep ${a}; echo A').then(later[0]),
-          shell('sleep ${b}; echo B').then(later[1]),
+          ${chain('A')},
+          ${chain('B')},
         ]);
         return [x.stdout, y.stdout];
       `);
@@ -182,7 +193,7 @@ describe('calls from one site must not race (run time)', () => {
       expect(outcome.error?.code).toBe('INVALID_METADATA');
       expect(outcome.error?.message).toMatch(/shell at 2:29 was called again, but not after its previous call's result/);
       // The first chain's call ran; the racing one never reached the host.
-      expect(lines(h.cwd).length).toBe(1);
+      expect(lines(h.cwd)).toEqual([`after-${fast}`]);
       writeFileSync(join(h.cwd, 'ledger'), '');
     }
   });

@@ -151,7 +151,7 @@ describe('orphans a dead host left', () => {
     });
     expect(h.engine.recoverInterrupted(run.cwd)).toEqual([run.runId]);
     await waitFor(() => !groupAlive(pgid), 10_000, 'the orphan group to end');
-    await waitFor(() => openGroups(run.runDir).length === 0, 5000, 'its ended record');
+    await waitFor(() => openGroups(run.runDir).length === 0, 15_000, 'its ended record');
   });
 
   it('a stop of a run that is not executing stops its orphan groups', async () => {

@@ -195,11 +195,11 @@ describe('stop', () => {
   it('stop during a long shell kills the command and persists stopped at once', async () => {
     const run = await launchInFresh(`await shell(${JSON.stringify(gated('gate', 'echo late > late'))}); return 1;`, 'stop');
     await gateStarted(run.cwd);
-    const started = Date.now();
     expect(await h.engine.stop(run.cwd, run.runId)).toEqual({ stopped: true });
     expect(h.snapshot(run.runDir).state).toBe('stopped');
     expect(await run.outcome).toEqual({ runId: run.runId, state: 'stopped' });
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Settled without waiting for the command: it never got past its gate.
+    expect(existsSync(join(run.cwd, 'late'))).toBe(false);
     expect(transitions(run.runId)).toEqual(['null>running', 'running>stopped']);
     expect(h.typesOf(run.runId)).not.toContain(WORKFLOW_RUN_FAILED_EVENT);
     expect(h.typesOf(run.runId)).not.toContain(WORKFLOW_RUN_COMPLETED_EVENT);

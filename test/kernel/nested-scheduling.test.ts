@@ -107,7 +107,7 @@ describe('a waiting parent gives its slots away', () => {
       return spawning(prompt, session);
     };
     const run = await launch(`return await agent('spawn:hang');`, 1);
-    await waitFor(() => childStarted, 5000, 'the child to start');
+    await waitFor(() => childStarted, 15_000, 'the child to start');
     expect(await engine.stop(run.cwd, run.runId)).toEqual({ stopped: true });
     expect((await run.outcome).state).toBe('stopped');
     // Nothing leaked: 16 agents of a new run still fit under the session ceiling at once.
@@ -116,7 +116,7 @@ describe('a waiting parent gives its slots away', () => {
     answer = async (prompt) => {
       active += 1;
       peak = Math.max(peak, active);
-      await waitFor(() => peak === 16 || active === 0, 5000, 'all 16 agents to be active');
+      await waitFor(() => peak === 16 || active === 0, 15_000, 'all 16 agents to be active');
       active -= 1;
       return { result: prompt };
     };

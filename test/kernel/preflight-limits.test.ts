@@ -2,11 +2,13 @@
  * What bounds one preflight (issue 24 item 4): a source over 1 MiB is refused
  * before it is parsed; a large or deeply nested source is checked in a child
  * process with the same result and errors as in-process; nesting that would
- * overflow a stack (or crash rollup's native parser) is INVALID_SYNTAX.
+ * overflow a stack (or crash rollup's native parser) is INVALID_SYNTAX, and
+ * a fixed depth limit makes the answer the same however warm the JIT is.
  */
 import { describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../kernel/errors.js';
-import { checkScriptSize, MAX_SCRIPT_BYTES, preflight } from '../../kernel/preflight/index.js';
+import { compileFailure } from '../../kernel/preflight/compile-check.js';
+import { checkScriptSize, MAX_NESTING, MAX_SCRIPT_BYTES, preflight } from '../../kernel/preflight/index.js';
 import { preflightScript } from '../../kernel/preflight/isolated.js';
 import { thrownBy } from '../support/engine-harness.js';
 import { PREFLIGHT_OPTIONS } from '../support/preflight.js';
@@ -28,11 +30,37 @@ describe('the script size limit', () => {
 });
 
 describe('nesting', () => {
-  it('a stack overflow in the preflight is INVALID_SYNTAX "nested too deeply", never a RangeError', () => {
-    const error = thrownBy(() => preflight(`${'if (args) '.repeat(3000)}log('x');\nreturn 1;`, options));
-    expect(error).toBeInstanceOf(WorkflowError);
+  // `return !!…!1`: the body, the return, one level per `!`, the literal.
+  const nots = (count: number) => `return ${'!'.repeat(count)}1;`;
+
+  it(`${MAX_NESTING} levels pass; one more is INVALID_SYNTAX naming the limit and where, in-process and isolated alike`, () => {
+    expect(preflight(nots(MAX_NESTING - 3), options).program).toContain('!1');
+    const expected = {
+      code: 'INVALID_SYNTAX',
+      message: `The workflow script is nested too deeply to check (more than ${MAX_NESTING} levels at line 1, column ${MAX_NESTING + 6}); flatten the nesting`,
+      details: { reason: 'nesting', limit: MAX_NESTING, line: 1, column: MAX_NESTING + 6 },
+    };
+    expect(thrownBy(() => preflight(nots(MAX_NESTING - 2), options))).toMatchObject(expected);
+    expect(thrownBy(() => preflightScript(nots(MAX_NESTING - 2), options, 0))).toMatchObject(expected);
+  });
+
+  it('a deep chain is refused by the limit, never by however much stack the JIT leaves: the same answer every time', () => {
+    // 3,000 nested ifs used to pass or overflow depending on how warm the checks were.
+    const source = `${'if (args) '.repeat(3000)}log('x');\nreturn 1;`;
+    const answers = [0, 1, 2].map(() => thrownBy(() => preflight(source, options)));
+    for (const error of answers) {
+      expect(error).toBeInstanceOf(WorkflowError);
+      expect(error).toMatchObject({ code: 'INVALID_SYNTAX', details: { reason: 'nesting', limit: MAX_NESTING, line: 1, column: 4991 } });
+    }
+  });
+
+  it("V8's compiler out of stack is INVALID_SYNTAX nesting, never a syntax error at line 1", () => {
+    // Parentheses leave no node of their own, so only the compile check meets them.
+    const parens = 20_000;
+    expect(() => compileFailure(`void ${'('.repeat(parens)}1${')'.repeat(parens)};`)).toThrow(RangeError);
+    const error = thrownBy(() => preflightScript(`return ${'('.repeat(2500)}1${')'.repeat(2500)};`, options));
     expect(error).toMatchObject({ code: 'INVALID_SYNTAX', details: { reason: 'nesting' } });
-    expect(error.message).toMatch(/^The workflow script is nested too deeply to check \(Maximum call stack size exceeded\); flatten the nesting$/);
+    expect(error.message).toMatch(/^The workflow script is nested too deeply to check \(.+\); flatten the nesting$/);
   });
 
   it('brackets nested 20,000 deep crash the parser only in the child process: INVALID_SYNTAX', () => {

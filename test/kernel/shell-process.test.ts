@@ -94,10 +94,11 @@ describe('shell process groups', () => {
   });
 
   it('a group that ignores TERM is KILLed after the grace', async () => {
-    const outcome = await run("trap '' TERM; sleep 30", { timeoutMs: 200 });
+    // The time-out leaves the shell a second to install its trap, however busy the machine.
+    const outcome = await run("trap '' TERM; sleep 30", { timeoutMs: 1000 });
     expect(outcome.error?.code).toBe('SHELL_FAILED');
     expect(outcome.alive).toBe(false);
-    expect(outcome.ms).toBeGreaterThanOrEqual(200 + GROUP_GRACE_MS);
+    expect(outcome.ms).toBeGreaterThanOrEqual(1000 + GROUP_GRACE_MS);
   });
 
   it('a cancelled run stops the group and fails with CANCELLED', async () => {

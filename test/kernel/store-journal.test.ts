@@ -144,13 +144,10 @@ describe('openJournal', () => {
     }
     fs.writeFileSync(journalPath, `${lines.join('\n')}\n`);
     const readSpy = vi.spyOn(fs, 'readFileSync');
-    const started = performance.now();
     const journal = reopen();
-    const elapsed = performance.now() - started;
     expect(readSpy).toHaveBeenCalledTimes(1);
     expect(journal.records).toHaveLength(10_000);
     expect(journal.records[9_999]).toEqual({ key: 'op:9999', value: { index: 9_999, text: 'payload '.repeat(8) } });
-    expect(elapsed).toBeLessThan(1_000);
     journal.close();
   });
 

@@ -158,7 +158,7 @@ describe('node adapter: at capacity the connection idle longest goes first', () 
     // refused (4404, offline) and never answers the close frame: the bridge waits for it, and sheds it first.
     const unanswering = new RawClient(bridge, rawUpgrade(`/consumer/${nobody()}`));
     expect((await challenged[0]!.closedWithin()).code).toBe(4429);
-    await vi.waitFor(() => expect(bridge.connections()).toMatchObject({ open: 6, closing: 1, waiting: 1 }));
+    await vi.waitFor(() => expect(bridge.connections()).toMatchObject({ open: 6, closing: 1, waiting: 1 }), { timeout: 10_000, interval: 10 });
     const newcomers = [new RawClient(bridge)];
     await unanswering.closed;
     expect(unanswering.received).toMatch(/^HTTP\/1\.1 101 /);

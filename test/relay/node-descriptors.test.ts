@@ -92,7 +92,7 @@ describe('node adapter under a 1,024-descriptor limit', () => {
     const bridge = await startLimitedBridge();
     expect(parseSoftLimit(readFileSync(`/proc/${bridge.child.pid}/limits`, 'utf8'))).toBe(LIMIT);
     // Startup says how many connections the limit allows, below MAX_CONNECTIONS.
-    await vi.waitFor(() => expect(bridge.stderr()).toMatch(/open-file limit \(1024\) allows \d+ connections/));
+    await vi.waitFor(() => expect(bridge.stderr()).toMatch(/open-file limit \(1024\) allows \d+ connections/), { timeout: 10_000, interval: 10 });
 
     const flood = clientSpecs().map((specs) => idleClients(bridge.url, specs));
     const settled = await Promise.all(flood.map((clients) => clients.report()));

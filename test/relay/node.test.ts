@@ -61,12 +61,13 @@ describe('node adapter specifics', () => {
   });
 
   it('live sockets survive heartbeats', async () => {
-    const bridge = await startNodeBridge({ port: 0, heartbeatMs: 40 });
+    // Five heartbeats; a pong may be late by up to one period (a stall on this shared event loop) before the socket goes.
+    const bridge = await startNodeBridge({ port: 0, heartbeatMs: 250 });
     try {
       const key = await newAuthorityKey();
       const socket = new TestSocket(wsUrl(bridge.url, `/authority/${key.id}`));
       await socket.expect('challenge');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 1300));
       expect(socket.isOpen()).toBe(true);
     } finally {
       await bridge.close();
@@ -94,7 +95,7 @@ describe('relay command line', () => {
   it('serves on --port/--host, prints the address, stops on the signal', async () => {
     const run = io({ BRIDGE_MODE: 'signaling-only', PORT: '1' });
     const exit = main(['--port', '0', '--host', '127.0.0.1'], run.io);
-    await vi.waitFor(() => expect(run.out.join('')).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(mode signaling-only\)/));
+    await vi.waitFor(() => expect(run.out.join('')).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(mode signaling-only\)/), { timeout: 10_000, interval: 10 });
     const url = /(http:\/\/\S+)/.exec(run.out.join(''))![1]!;
     expect(JSON.parse((await httpGet(url, '/health')).body)).toEqual({ status: 'ok', mode: 'signaling-only' });
     run.stop();
@@ -105,7 +106,7 @@ describe('relay command line', () => {
   it('PORT and HOST from the environment', async () => {
     const run = io({ PORT: '0', HOST: '127.0.0.1' });
     const exit = main([], run.io);
-    await vi.waitFor(() => expect(run.out.join('')).toContain('listening on http://127.0.0.1:'));
+    await vi.waitFor(() => expect(run.out.join('')).toContain('listening on http://127.0.0.1:'), { timeout: 10_000, interval: 10 });
     run.stop();
     expect(await exit).toBe(0);
   });

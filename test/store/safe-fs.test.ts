@@ -89,6 +89,22 @@ describe('reads', () => {
     expect(readRegular(file, 5000).byteLength).toBe(5000);
     expect(errorOf(() => readRegular(file, 4999))).toMatchObject({ code: 'RUN_NOT_FOUND', details: { reason: 'damaged', found: 'oversized file' } });
   });
+
+  it('read to the end past the size the file had when opened, still bounded: an empty file, a large one, one that stats as empty', () => {
+    const empty = path.join(dir, 'empty');
+    fs.writeFileSync(empty, '');
+    expect(readRegular(empty, 10).byteLength).toBe(0);
+    const large = path.join(dir, 'large');
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, index) => index % 251));
+    fs.writeFileSync(large, bytes);
+    expect(readRegular(large, bytes.byteLength).equals(bytes)).toBe(true);
+    // A /proc file stats as 0 bytes: every byte is read past its size, through the shared scratch buffer.
+    const proc = '/proc/self/cmdline';
+    const expected = fs.readFileSync(proc);
+    expect(fs.statSync(proc).size).toBe(0);
+    expect(readRegular(proc, 1024 * 1024).equals(expected)).toBe(true);
+    expect(errorOf(() => readRegular(proc, expected.byteLength - 1))).toMatchObject({ details: { reason: 'damaged', found: 'oversized file' } });
+  });
 });
 
 describe('writes', () => {

@@ -8,7 +8,8 @@
 import type { JsonValue } from '../../json.js';
 import type { AgentCallOptions } from '../../contracts/agent-options.js';
 import type { WorkflowSession } from '../../contracts/transport.js';
-import type { AgentUsage } from '../journal-record.js';
+import { mismatch, type AgentUsage } from '../journal-record.js';
+import type { Steps } from '../steps.js';
 import type { Scope } from '../keys.js';
 import { lease, Slots } from '../scheduler.js';
 import type { ScopeCwds } from '../scope-cwds.js';
@@ -23,6 +24,15 @@ export type AgentStep = (
   site: string,
   perform: (key: string, occurrence: number) => Promise<{ value: JsonValue; usage: AgentUsage }>,
 ) => Promise<JsonValue>;
+
+/** The AgentStep of a run: an agent call is one journaled step whose record keeps the value and the usage. */
+export function journaledAgentStep(steps: Steps): AgentStep {
+  return (scope, site, perform) =>
+    steps.step(scope, site, 'agent', (past) => (past.kind === 'agent' ? past.value : mismatch(past, 'agent')), async (key, occurrence) => {
+      const { value, usage } = await perform(key, occurrence);
+      return { value, body: { kind: 'agent', value, usage } };
+    });
+}
 
 export interface AgentOpsDeps extends Omit<AgentEnvDeps, 'handleSessions' | 'admit'> {
   /** Per-run active-agent limit (1 to 16). */

@@ -5,6 +5,7 @@
  * `child:<parent>/spawn:<n>/<label>`, and reruns with its parent on resume.
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
+import { NO_USAGE, addUsage } from '../../usage.js';
 import type { JsonValue } from '../../json.js';
 import type { AgentCallOptions } from '../../contracts/agent-options.js';
 import type { AgentIdentity } from '../../contracts/identity.js';
@@ -80,10 +81,7 @@ export class ChildAgents {
   async settledUsage(): Promise<AgentUsage> {
     const children = [...this.#children.values()];
     await Promise.allSettled(children.map((child) => child.outcome));
-    return children.reduce(
-      (sum, { tally: { usage } }) => ({ inputTokens: sum.inputTokens + usage.inputTokens, outputTokens: sum.outputTokens + usage.outputTokens, costUsd: sum.costUsd + usage.costUsd }),
-      { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    );
+    return children.reduce((sum, { tally: { usage } }) => addUsage(sum, usage), NO_USAGE);
   }
 
   spawn(params: JsonValue): { id: string; label: string } {

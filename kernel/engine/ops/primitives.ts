@@ -11,6 +11,8 @@ import type { WorkflowRunContext } from '../../contracts/function-context.js';
 import { writeEvidence } from '../../store/index.js';
 import type { Decisions } from '../decisions.js';
 import type { Scope } from '../keys.js';
+import { mismatch } from '../journal-record.js';
+import type { Steps } from '../steps.js';
 import type { ScopeCwds } from '../scope-cwds.js';
 import { failedCall, recordCall, type PrimitiveCallRecord } from '../call-records.js';
 
@@ -77,4 +79,19 @@ export function primitiveStep(
       return enter(value);
     },
   };
+}
+
+/** A primitive call as one journaled step: performed once, replayed from its record after. */
+export function performPrimitive(steps: Steps, primitive: PrimitiveDefinition, member: string | undefined, site: string, scope: Scope, args: readonly JsonValue[], deps: PrimitiveDeps): Promise<JsonValue> {
+  const step = primitiveStep(primitive, member, site, scope, args, deps);
+  return steps.step(
+    scope,
+    site,
+    step.what,
+    (record) => (record.kind === 'primitive' && record.name === step.what ? step.replay(record.key, record.value) : mismatch(record, step.what)),
+    async (key) => {
+      const value = await step.perform(key);
+      return { value, body: { kind: 'primitive', name: step.what, value } };
+    },
+  );
 }

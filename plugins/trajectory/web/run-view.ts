@@ -70,8 +70,7 @@ export function renderRun(model: TrajectoryModel, now: number): HTMLElement {
   const start = Date.parse(run.createdAt);
   const live = run.executing && ACTIVE.has(run.state);
   const ordered = agentsInTreeOrder(model);
-  // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
-  const total = model.agents.filter((agent) => agent.parentId === undefined).reduce((sum, agent) => ({ inputTokens: sum.inputTokens + agent.usage.inputTokens, outputTokens: sum.outputTokens + agent.usage.outputTokens, costUsd: sum.costUsd + agent.usage.costUsd }), { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  const total = run.usage;
   const end = run.terminalAt === undefined ? now : Date.parse(run.terminalAt);
   const header = el('header', {}, [
     el('h1', {}, [`Workflow ${run.workflow}`]),

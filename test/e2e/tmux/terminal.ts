@@ -20,8 +20,14 @@ export interface TerminalOptions {
 
 const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
 
+/** How many keystrokes and screens a timed-out wait reports, the newest last. */
+const HISTORY = 12;
+
 export class TmuxTerminal {
   readonly #socket = `wf-e2e-${randomBytes(4).toString('hex')}`;
+  /** The last keystrokes and distinct screens: a timed-out wait shows what led to its screen. */
+  readonly #history: string[] = [];
+  readonly #started = Date.now();
 
   constructor(options: TerminalOptions) {
     const env = Object.entries({ TERM: 'tmux-256color', ...options.env }).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${quote(value)}`]));
@@ -45,16 +51,25 @@ export class TmuxTerminal {
 
   /** The visible screen as plain text. */
   screen(): string {
-    return this.#tmux(['capture-pane', '-p', '-t', 'main']);
+    const screen = this.#tmux(['capture-pane', '-p', '-t', 'main']);
+    if (!this.#history.at(-1)?.endsWith(`\n${screen}`)) this.#remember(`screen\n${screen}`);
+    return screen;
+  }
+
+  #remember(entry: string): void {
+    this.#history.push(`+${Date.now() - this.#started} ms ${entry}`);
+    if (this.#history.length > HISTORY) this.#history.shift();
   }
 
   /** Named keys (`Enter`, `Down`, `Escape`) as tmux spells them. */
   keys(...keys: readonly string[]): void {
+    this.#remember(`keys ${keys.join(' ')}`);
     this.#tmux(['send-keys', '-t', 'main', ...keys]);
   }
 
   /** Literal text, typed as is. */
   type(text: string): void {
+    this.#remember(`type ${JSON.stringify(text)}`);
     this.#tmux(['send-keys', '-t', 'main', '-l', text]);
   }
 
@@ -64,7 +79,7 @@ export class TmuxTerminal {
     for (;;) {
       const screen = this.screen();
       if (check(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}\nwhat led to it, oldest first:\n${this.#history.join('\n')}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -153,7 +153,7 @@ describe('resume after the settings changed', () => {
 
   async function pausedAtGate(): Promise<{ runId: string; runDir: string }> {
     const handle = await launch(script);
-    await waitFor(() => engine.status(cwd, handle.runId).state === 'awaiting_input', 5000, 'awaiting_input');
+    await waitFor(() => engine.status(cwd, handle.runId).state === 'awaiting_input', 15_000, 'awaiting_input');
     engine.pause(handle.runId);
     expect((await handle.outcome).state).toBe('paused');
     engine.respond(cwd, handle.runId, 'gate', true);
@@ -207,7 +207,7 @@ describe('resume after the settings changed', () => {
       return { result: `echo:${prompt}` };
     };
     const handle = await launch(`return [await agent('one', { model: 'cheap' }), await agent('two', { model: 'cheap' })];`);
-    await waitFor(() => calls.length === 1, 5000, 'the first call');
+    await waitFor(() => calls.length === 1, 15_000, 'the first call');
     const closing = engine.close();
     release.resolve();
     await closing;

@@ -107,7 +107,7 @@ describe('soft limits', () => {
     h.answer = async (prompt) => {
       if (prompt === 'slow') await gate.promise;
       // `fast` finishes only once `slow` is working.
-      if (prompt === 'fast') await waitFor(() => h.calls.some((call) => call.prompt === 'slow'), 5000, 'slow to start');
+      if (prompt === 'fast') await waitFor(() => h.calls.some((call) => call.prompt === 'slow'), 15_000, 'slow to start');
       return { result: prompt };
     };
     const handle = await h.launch(
@@ -117,7 +117,7 @@ describe('soft limits', () => {
       { options: { budget: { tokens: { soft: 15 } } } },
     );
     // `fast` crosses the soft limit with its final response; `slow` is still working.
-    await waitFor(() => budgetEvents(handle.runId).length > 0, 5000, 'the soft crossing');
+    await waitFor(() => budgetEvents(handle.runId).length > 0, 15_000, 'the soft crossing');
     gate.resolve();
     const outcome = await handle.outcome;
     expect(outcome).toMatchObject({ state: 'completed', value: ['slow', 'fast', 'late'] });

@@ -104,7 +104,7 @@ describe('run actions', () => {
 
   it('answers an awaiting checkpoint of an executing run', async () => {
     const handle = await h.launch(`return await checkpoint({ name: 'ship', prompt: 'Ship it?' });`);
-    await waitFor(() => status(handle.runId).state === 'awaiting_input', 5000, 'awaiting_input');
+    await waitFor(() => status(handle.runId).state === 'awaiting_input', 15_000, 'awaiting_input');
     expect(offered(handle.runId, 'checkpoint', true)).toMatchObject({ label: 'Approve checkpoint "ship"', confirm: 'Checkpoint "ship": Ship it?\nApprove it? The decision is final.' });
     expect(await act(handle.runId, 'checkpoint', false)).toBe('Checkpoint "ship" rejected');
     expect(await handle.outcome).toMatchObject({ state: 'completed', value: 'rejected' });

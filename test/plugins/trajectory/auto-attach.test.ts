@@ -27,7 +27,7 @@ describe('automatic attachment', () => {
     writeGlobalSettings(h.agentDir, { extensionSettings: { trajectory: { autoAttach: true } } });
     notices.length = 0;
     const background = await h.run('return 1;');
-    await waitFor(() => notices.length === 1, 5000, 'the notice');
+    await waitFor(() => notices.length === 1, 15_000, 'the notice');
     expect(notices[0]).toMatch(new RegExp(`^Trajectory of test \\(${background.runId}\\): http://127\\.0\\.0\\.1:\\d+/[A-Za-z0-9_-]+/runs/${background.runId}$`));
     const page = await fetch(notices[0]!.slice(notices[0]!.indexOf('http')));
     expect(page.status).toBe(200);

@@ -40,8 +40,10 @@ export class FakeSocket implements WebSocketLike {
 }
 
 export const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Waits for `condition`, which may hang on WebCrypto jobs in libuv's pool: up to 10 s on a busy machine. */
 export async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await flush();
+  const deadline = Date.now() + 10_000;
+  while (!condition() && Date.now() < deadline) await flush();
   expect(condition()).toBe(true);
 }
 

@@ -1,0 +1,72 @@
+/**
+ * The pool's spare sandbox process (kernel/sandbox/pool.ts): a run takes it,
+ * and the next spare starts only after the run's script is on its way, so
+ * spawning it is not on the launch's path; a pool closed before then starts
+ * none.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SandboxPool } from '../../kernel/sandbox/pool.js';
+import { compile, recorder, start } from '../support/sandbox.js';
+
+/** This process's live child processes (Linux: the parent field of /proc/<pid>/stat). */
+function children(): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(parent) === process.pid && state !== 'Z' ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const pools: SandboxPool[] = [];
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.close();
+});
+
+describe("the pool's spare sandbox process", () => {
+  it('is replaced after the run took it, once the run has started, not while it starts', async () => {
+    const before = new Set(children());
+    const pool = new SandboxPool();
+    pools.push(pool);
+    const spare = children().filter((pid) => !before.has(pid));
+    expect(spare).toHaveLength(1);
+    const execution = start(pool, compile('return 6 * 7;'), recorder(() => null).handlers);
+    // Taking the spare spawned nothing: the replacement waits for the next turn of the event loop.
+    expect(children().filter((pid) => !before.has(pid))).toEqual(spare);
+    expect(await execution.result).toBe(42);
+    // The run's process ends with the run; one new spare waits for the next run.
+    await until(() => {
+      const now = children().filter((pid) => !before.has(pid));
+      return now.length > 0 && !now.includes(spare[0]!);
+    }, 'a new spare, and the run process gone');
+  });
+
+  it('closed right after a run took its spare, starts no replacement and leaves no process', async () => {
+    const before = new Set(children());
+    const pool = new SandboxPool();
+    const execution = start(pool, compile('return 1;'), recorder(() => null).handlers);
+    const outcome = execution.result.then(
+      () => 'completed',
+      () => 'ended',
+    );
+    await execution.terminate();
+    await pool.close();
+    await outcome;
+    // The replacement's turn comes after close: it must start nothing.
+    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => children().every((pid) => before.has(pid)), 'every sandbox process of the pool to end');
+  });
+});
