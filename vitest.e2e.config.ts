@@ -3,17 +3,13 @@ import { defineConfig } from 'vitest/config';
 // Pi 1.x runs the files whose outcome depends most on the Pi that runs them: package loading and contents,
 // trust, session storage and print mode. The rest drive this package's own code.
 const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode'];
-// The slowest wfcli suites (each case starts several headless Pi sessions) run in `npm run test:extended`,
-// so `npm test` stays under 15 minutes on 2 cores; the engine-level suites cover the same rules in `npm test`.
-const EXTENDED_FILES = ['script-compat', 'wfcli-resume', 'wfcli-extension', 'wfcli-bundle', 'wfcli', 'wfcli-doctor', 'starter', 'tmux-panes', 'tmux-panes-handoff', 'tmux-panes-outside', 'subagents-filter', 'subagents-dashboard', 'packed-install', 'roles', 'nested', 'trajectory-widget'];
 const files = (names: readonly string[]): string[] => names.map((name) => `test/e2e/${name}.test.ts`);
 
 /** End-to-end tests (`npm run test:e2e`): real `pi` processes with this package installed; needs a built dist/. */
 export default defineConfig({
   test: {
     // wfcli runs the Pi SDK of this package's node_modules whatever `pi` is, so Pi 1.x runs only PI_LATEST_FILES.
-    include: process.env['E2E_EXTENDED'] === '1' ? files(EXTENDED_FILES) : process.env['PI_CLI'] === 'latest' ? files(PI_LATEST_FILES) : ['test/e2e/**/*.test.ts'],
-    exclude: process.env['E2E_EXTENDED'] === '1' ? [] : files(EXTENDED_FILES),
+    include: process.env['PI_CLI'] === 'latest' ? files(PI_LATEST_FILES) : ['test/e2e/**/*.test.ts'],
     // Most of an e2e test's time is a `pi` process waiting on the loopback model: three files at once keep 2 cores busy.
     maxWorkers: 3,
     globalSetup: ['test/e2e/global-setup.ts'],
