@@ -13,7 +13,8 @@ export default defineConfig({
     // Most of an e2e test's time is a `pi` process waiting on the loopback model: three files at once keep 2 cores busy.
     maxWorkers: 3,
     globalSetup: ['test/e2e/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hang guards, not timing expectations: a file of several `pi` processes takes minutes on a loaded machine.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 });

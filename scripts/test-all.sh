@@ -2,7 +2,7 @@
 # `npm test`: every test we have, in parts. Each part runs even when an earlier
 # one failed, so one CI printout shows every failure; the summary at the end
 # gives each part's time and outcome, the slowest test files, and a closing
-# "N passed, N failed" line counting the parts. Exits non-zero when any part failed.
+# "tests: N passed, N failed" line. Exits non-zero when any part failed.
 #
 # Parts (docs/testing.md): unit, e2e on Pi 0.87.1, e2e on Pi 1.x (the
 # Pi-dependent files), checks of the built package, the hostile wfcli
@@ -61,6 +61,6 @@ vitest_part replay-fuzz test/adversarial/vitest.fuzz.config.ts REPLAY_FUZZ_SEEDS
 echo
 echo "=== summary ($((SECONDS - started)) s of tests after set-up)"
 printf '%s\n' "${summary[@]}"
+echo "parts: $passed passed, $failed failed"
 node scripts/slowest-tests.mjs "$timings" 10
-echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -21,12 +21,11 @@ import type { ChildConfig } from '../crash/child.js';
 /** The same as the crash test's host: run storage, the workflow cwd (holds ledger.txt), the script, and the run to resume. */
 export type FuzzHostConfig = ChildConfig;
 
-const { createKernel } = await import('../../kernel/kernel.js');
-const { WorkflowEngine } = await import('../../kernel/engine/engine.js');
-const { WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT } = await import('../../kernel/events.js');
-const { registerWorkflowExtension } = await import('../../kernel/registry/index.js');
-const { checkpointsPlugin } = await import('../../plugins/checkpoints/index.js');
-const { evidencePlugin } = await import('../../plugins/evidence/index.js');
+// The kernel and plugins come from the build (../crash/built.ts).
+const { kernel: built, checkpoints, evidence } = await import('../crash/built.js');
+const { createKernel, WorkflowEngine, WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, registerWorkflowExtension } = built;
+const { checkpointsPlugin } = checkpoints;
+const { evidencePlugin } = evidence;
 const { echoTransportPlugin } = await import('../support/echo-transport.js');
 const { hostRun } = await import('../crash/host.js');
 
@@ -77,6 +76,6 @@ const kernel = createKernel({
     answerer,
   ],
 });
-engine = new WorkflowEngine({ kernel, sessionId: 'fuzz', root: config.root, agentDir: config.agentDir, home: config.home });
+engine = new WorkflowEngine({ kernel, sessionId: 'fuzz', root: config.root, agentDir: config.agentDir, home: config.home, warmSandbox: false });
 
 await hostRun(engine, 'fuzz', config);

@@ -11,9 +11,10 @@
  *   killed never gains a ledger line afterwards;
  * - nothing ran that the uninterrupted run does not run.
  *
- * REPLAY_FUZZ_SEEDS=<count> sets how many seeds run (default 2, the share of
- * `npm test`; `npm run test:replay-fuzz` runs 200); REPLAY_FUZZ_SEED=<n>
- * reruns one. A failure names the seed, its script and every round.
+ * REPLAY_FUZZ_SEEDS=<count> sets how many seeds run (default 2; `npm test`
+ * and `npm run test:replay-fuzz` run 200); REPLAY_FUZZ_SEED=<n> reruns one.
+ * A failure names the seed, its script and every round. The hosts run the
+ * built package: `npm run build` first.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

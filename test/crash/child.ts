@@ -8,8 +8,9 @@
  *   ERROR <json>             launch/resume threw ({ code, message })
  *
  * The parent SIGKILLs this process at a seeded random point. Node runs this
- * file directly (type stripping); the kernel's relative `.js` imports are
- * mapped to their `.ts` sources by the resolve hook registered first below.
+ * file directly (type stripping; the resolve hook registered first below maps
+ * the tests' relative `.js` imports to their `.ts` sources); the kernel and
+ * plugins come from the build (built.ts).
  *
  * Usage: node test/crash/child.ts '<json ChildConfig>'
  */
@@ -27,10 +28,9 @@ export interface ChildConfig {
   readonly script: string;
 }
 
-const { createKernel } = await import('../../kernel/kernel.js');
-const { WorkflowEngine } = await import('../../kernel/engine/engine.js');
-const { registerWorkflowExtension } = await import('../../kernel/registry/index.js');
-const { evidencePlugin } = await import('../../plugins/evidence/index.js');
+const { kernel: built, evidence } = await import('./built.js');
+const { createKernel, WorkflowEngine, registerWorkflowExtension } = built;
+const { evidencePlugin } = evidence;
 const { echoTransportPlugin } = await import('../support/echo-transport.js');
 
 const { hostRun } = await import('./host.js');
@@ -60,6 +60,6 @@ registerWorkflowExtension({
 const kernel = createKernel({
   plugins: [evidencePlugin, echoTransportPlugin({ answer: async (prompt) => (await new Promise((resolve) => setTimeout(resolve, 2)), { result: `echo:${prompt}` }) })],
 });
-const engine = new WorkflowEngine({ kernel, sessionId: 'crash', root: config.root, agentDir: config.agentDir, home: config.home });
+const engine = new WorkflowEngine({ kernel, sessionId: 'crash', root: config.root, agentDir: config.agentDir, home: config.home, warmSandbox: false });
 
 await hostRun(engine, 'crash', config);

@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/crash/**/*.test.ts'],
+    // The host processes load the built package (test/crash/built.ts): stop at once without a build.
+    globalSetup: ['test/e2e/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     // Two seeds at a time: each seed is a chain of host processes, and the machine has 2 cores.

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, createPiHome, launchWorkflows, runPi, type PiHome } from './support/pi-cli.js';
+import { addLocalPackage, REPO_ROOT, createPiHome, launchWorkflows, type PiHome } from './support/pi-cli.js';
 import type { ToolExecution } from './support/pi-events.js';
 import { startScriptedModel, type AgentRequest, type ScriptedModel } from './support/scripted-model.js';
 
@@ -33,7 +33,7 @@ describe('roles in a pi process', () => {
     model = await startScriptedModel();
     model.main(() => ({ text: 'no launch scripted' }));
     pi = createPiHome(model);
-    await runPi(pi, ['install', REPO_ROOT]);
+    addLocalPackage(pi, REPO_ROOT);
     // An extension contributing a role directory (through the package's own roles module).
     fixture = join(pi.home, 'fixture-roles');
     mkdirSync(fixture);

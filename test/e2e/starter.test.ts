@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PI_CLI, REPO_ROOT, createPiHome, launchWorkflows, piEnv, runPi, type PiHome } from './support/pi-cli.js';
+import { addLocalPackage, PI_CLI, REPO_ROOT, createPiHome, launchWorkflows, piEnv, runPi, type PiHome } from './support/pi-cli.js';
 import { MODEL_ID, startScriptedModel, type AgentRequest, type AgentScript, type ScriptedModel } from './support/scripted-model.js';
 
 const STRICT_MODEL = 'e2e-strict';
@@ -58,7 +58,7 @@ describe('the reviewLoop starter in a pi process', () => {
   beforeAll(async () => {
     model = await startScriptedModel({ extraModels: [STRICT_MODEL] });
     pi = createPiHome(model);
-    await runPi(pi, ['install', REPO_ROOT]);
+    addLocalPackage(pi, REPO_ROOT);
   });
   afterAll(async () => {
     pi.close();

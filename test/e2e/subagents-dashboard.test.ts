@@ -21,7 +21,7 @@ const SESSION = 'subagents-e2e';
  * and nothing on the screen says when it is over.
  */
 async function submit(terminal: TmuxTerminal, reached: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   while (!reached()) {
     if (Date.now() > deadline) throw new Error(`the prompt never reached the model; the screen shows:\n${terminal.screen()}`);
     terminal.keys('Enter');

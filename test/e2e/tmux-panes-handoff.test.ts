@@ -14,7 +14,7 @@ import { TmuxTerminal } from './tmux/terminal.js';
 
 const RUN_ID = /wf-[0-9a-z]{9}-[0-9a-f]{8}/;
 
-async function poll<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+async function poll<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

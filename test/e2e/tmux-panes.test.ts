@@ -31,7 +31,7 @@ function windows(): Map<string, string> {
   return new Map(rows.map((row) => row.split('\t') as [string, string]));
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 40_000): Promise<T> {
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

@@ -65,10 +65,10 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
       await terminal.waitFor((screen) => screen.includes('─'), 'the editor');
       terminal.type('Run it in the background');
       await terminal.waitForText('Run it in the background');
-      // Pi refuses a prompt while its startup is still in progress: submit until the model is asked (bounded).
+      // Pi refuses a prompt while its startup is still in progress: submit until the model is asked (a hang guard of a minute).
       const before = mainTurns;
       for (let tries = 0; mainTurns === before; tries += 1) {
-        if (tries === 60) throw new Error(`the prompt was never submitted; the screen shows:\n${terminal.screen()}`);
+        if (tries === 600) throw new Error(`the prompt was never submitted; the screen shows:\n${terminal.screen()}`);
         if (tries % 10 === 0) terminal.keys('Enter');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, type PiHome } from './support/pi-cli.js';
+import { addLocalPackage, createPiHome, piEnv, REPO_ROOT, runWfcli, type PiHome } from './support/pi-cli.js';
 import { MODEL_ID, startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const FIXTURE = join(REPO_ROOT, 'test', 'e2e', 'fixtures', 'bundle-extension');
@@ -64,10 +64,10 @@ describe('wfcli bundle', () => {
     symlinkSync(join(REPO_ROOT, 'node_modules', 'pathe'), join(author.home, 'node_modules', 'pathe'));
     const extension = join(author.home, 'bundle-extension');
     cpSync(FIXTURE, extension, { recursive: true });
-    await runPi(author, ['install', extension]);
+    addLocalPackage(author, extension);
     const example = join(author.home, 'example-extension');
     cpSync(join(REPO_ROOT, 'examples', 'extension'), example, { recursive: true });
-    await runPi(author, ['install', example]);
+    addLocalPackage(author, example);
     // Another machine: a fresh HOME outside the repository with only this package installed.
     app = join(user.home, 'app');
     mkdirSync(join(app, 'node_modules'), { recursive: true });
@@ -196,7 +196,7 @@ describe('wfcli bundle', () => {
     const dir = join(author.cwd, 'review-bundle');
     expect(readFileSync(join(dir, 'payload', 'extension.mjs'), 'utf8')).toMatch(/^export \{ default \} from 'pi-extensible-workflows\/starter';$/m);
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-    expect(manifest).toMatchObject({ command: 'reviewLoop', workflow: 'reviewLoop', dependencies: [], source: { module: expect.stringMatching(/\/dist\/starter\/index\.js$/) as unknown } });
+    expect(manifest).toMatchObject({ command: 'reviewLoop', workflow: 'reviewLoop', dependencies: [], source: { module: expect.stringMatching(/\/dist\/starter\/library\.js$/) as unknown } });
     cpSync(dir, join(app, 'review-bundle'), { recursive: true });
     const setup = await launch(join(app, 'review-bundle', 'reviewLoop'), ['setup'], user.cwd, piEnv(user));
     expect(setup.code, setup.stderr).toBe(0);

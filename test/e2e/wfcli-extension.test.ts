@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { DoctorReport } from '../../cli/doctor-report.js';
-import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, type PiHome, type PiResult } from './support/pi-cli.js';
+import { addLocalPackage, createPiHome, piEnv, REPO_ROOT, runWfcli, type PiHome, type PiResult } from './support/pi-cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
 const RUN_ID = /^run wf-/m;
@@ -68,7 +68,7 @@ describe('wfcli with registered workflows', () => {
     symlinkSync(REPO_ROOT, join(pi.home, 'node_modules', 'pi-extensible-workflows'));
     const example = join(pi.home, 'example-extension');
     cpSync(join(REPO_ROOT, 'examples', 'extension'), example, { recursive: true });
-    await runPi(pi, ['install', example]);
+    addLocalPackage(pi, example);
     mkdirSync(extensionsDir());
   });
   afterAll(async () => {

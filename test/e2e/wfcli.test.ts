@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createPiHome, piEnv, REPO_ROOT, runPi, runWfcli, WFCLI, type PiHome, type PiResult } from './support/pi-cli.js';
+import { addLocalPackage, createPiHome, piEnv, REPO_ROOT, runWfcli, WFCLI, type PiHome, type PiResult } from './support/pi-cli.js';
 import { shellQuote } from '../../cli/export.js';
 import { MODEL_ID, startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
@@ -81,7 +81,7 @@ describe('wfcli run', () => {
   });
 
   it('honours a filter that leaves worktrees out: withWorktree is rejected naming the plugin, the rest works', async () => {
-    await runPi(pi, ['install', REPO_ROOT]);
+    addLocalPackage(pi, REPO_ROOT);
     filter(['-dist/plugins/worktrees/index.js']);
     const rejected = await wfcli(['--script', script('scoped.js', "return await withWorktree('w', async (tree) => tree.branch);")]);
     expect(rejected.code).toBe(1);

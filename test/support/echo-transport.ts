@@ -3,7 +3,10 @@
  * submitting a result derived from its prompt. For kernel unit tests only;
  * the real Pi transport has its own end-to-end tests.
  */
-import { TRANSPORT_CAPABILITY, type AgentTransport, type CustomToolDefinition, type KernelPlugin, type SessionProgress, type WorkflowSession } from '../../kernel/index.js';
+import type { AgentTransport, CustomToolDefinition, KernelPlugin, SessionProgress, WorkflowSession } from '../../kernel/index.js';
+// From its own small module, not the kernel's index: the crash and fuzz hosts load the built kernel, and this
+// double alone must not load the whole source graph beside it.
+import { TRANSPORT_CAPABILITY } from '../../kernel/plugin-api.js';
 import type { JsonValue } from '../../kernel/json.js';
 
 export interface EchoCall {

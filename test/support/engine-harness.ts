@@ -76,7 +76,7 @@ export function readJsonLines(file: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+export async function waitFor(check: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PI_LATEST_CLI } from '../../../scripts/pi-latest.js';
 import { toolExecutions, type ToolExecution } from './pi-events.js';
@@ -179,7 +179,7 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
 }
 
 /** Past this a `pi` process that has not exited is killed, so a hang fails with its output instead of a bare time-out. */
-const HANG_MS = 40_000;
+const HANG_MS = 120_000;
 
 /**
  * Installs this package into the agent dir the way Pi loads an installed
@@ -204,8 +204,21 @@ export async function installPackage(home: PiHome): Promise<string> {
     mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules', name), join(root, 'node_modules', name), 'dir');
   }
-  await runPi(home, ['install', root]);
+  addLocalPackage(home, root);
   return root;
+}
+
+/**
+ * Adds a local package directory to the agent dir's settings exactly as `pi install <dir>` does (its path
+ * relative to the agent dir, appended to `packages`; a local install only checks that the path exists),
+ * without the cost of starting a `pi` for it. packages.test.ts runs the real `pi install` on both Pis.
+ */
+export function addLocalPackage(home: PiHome, root: string): void {
+  if (!existsSync(root)) throw new Error(`Path does not exist: ${root}`);
+  const file = join(home.agentDir, 'settings.json');
+  const settings = JSON.parse(readFileSync(file, 'utf8')) as { packages?: unknown[] };
+  settings.packages = [...(settings.packages ?? []), relative(home.agentDir, resolve(root)) || '.'];
+  writeFileSync(file, JSON.stringify(settings, null, 2));
 }
 
 /**

@@ -3,7 +3,7 @@
  * Pi home with this package installed, both closed after the block.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { createPiHome, REPO_ROOT, runPi, type PiHome } from './pi-cli.js';
+import { addLocalPackage, createPiHome, REPO_ROOT, type PiHome } from './pi-cli.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
 
 export interface ScriptedPi {
@@ -17,7 +17,7 @@ export function useScriptedPi(): ScriptedPi {
     const model = await startScriptedModel();
     const pi = createPiHome(model);
     current = { model, pi };
-    await runPi(pi, ['install', REPO_ROOT]);
+    addLocalPackage(pi, REPO_ROOT);
   });
   afterAll(async () => {
     current?.pi.close();

@@ -74,7 +74,7 @@ export class TmuxTerminal {
   }
 
   /** Resolves with the screen once `check` accepts it; fails with the last screen after `timeoutMs`. */
-  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
@@ -95,7 +95,7 @@ export class TmuxTerminal {
     while (!current?.includes(text)) {
       const before = current;
       this.keys('Down');
-      current = selected(await this.waitFor((screen) => selected(screen) !== before, `the selection to move below ${JSON.stringify(before)} towards "${text}"`, 5_000));
+      current = selected(await this.waitFor((screen) => selected(screen) !== before, `the selection to move below ${JSON.stringify(before)} towards "${text}"`, 30_000));
     }
   }
 

@@ -24,7 +24,7 @@ writeFileSync(
   join(dir.agentDir, 'extensions', 'wfext.ts'),
   [
     `import { appendFileSync } from 'node:fs';`,
-    `import { registerWorkflowExtension, workflowRegistryState } from ${JSON.stringify(resolve('kernel/index.ts'))};`,
+    `import { registerWorkflowExtension, workflowRegistryState } from ${JSON.stringify(resolve('kernel/registry/store.ts'))};`,
     `export default function (pi) {`,
     `  appendFileSync(${JSON.stringify(log)}, 'factory ' + workflowRegistryState() + '\\n');`,
     `  registerWorkflowExtension({ version: '1.0.0', headline: 'wfext', functions: { triple: { description: 'x3', input: { type: 'object', properties: { n: { type: 'number' } } }, output: { type: 'number' }, run: (input) => input.n * 3 } } });`,

@@ -141,7 +141,7 @@ export class TestSocket {
   }
 
   /** The next unread message; fails when the socket closes first or after `timeoutMs`. */
-  async next(timeoutMs = 3000): Promise<Message> {
+  async next(timeoutMs = 15_000): Promise<Message> {
     const deadline = Date.now() + timeoutMs;
     while (this.#read >= this.received.length) {
       if (this.#closedValue !== undefined) throw new Error(`socket closed (${this.#closedValue.code} ${this.#closedValue.reason}) while waiting for a message`);
@@ -179,7 +179,7 @@ export class TestSocket {
   }
 
   /** Waits for the close; fails after `timeoutMs`. */
-  async closedWithin(timeoutMs = 3000): Promise<Closed> {
+  async closedWithin(timeoutMs = 15_000): Promise<Closed> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error('timed out waiting for the socket to close')), timeoutMs);

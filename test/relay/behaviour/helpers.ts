@@ -20,7 +20,7 @@ export function data(bytes = 16): string {
   return b64u(randomBytes(bytes));
 }
 
-export async function eventually(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 3000): Promise<void> {
+export async function eventually(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
