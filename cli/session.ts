@@ -10,6 +10,7 @@ import { checkBoundary } from '../kernel/json-boundary.js';
 import type { JsonValue } from '../kernel/json.js';
 import { parseSnapshot, type RunSnapshot } from '../kernel/engine/snapshot.js';
 import { checkStoredRun } from '../kernel/engine/stored-run-queries.js';
+import { disableSandboxSpares } from '../kernel/sandbox/spares.js';
 import { findRun } from '../kernel/store/list.js';
 import { workflowsRoot } from '../kernel/store/paths.js';
 import { printable } from '../lib/terminal-text.js';
@@ -18,6 +19,8 @@ import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
 /** Opens the headless Pi session for the command's cwd. */
 export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'> = {}): Promise<LocalPiSession> {
+  // A command runs at most one workflow segment: its engine keeps no spare sandbox.
+  disableSandboxSpares();
   const { createLocalPiSession } = await import('./headless-host.js');
   return createLocalPiSession({
     cwd: io.cwd,

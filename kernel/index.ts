@@ -58,6 +58,7 @@ export { readRunEvents } from './engine/run-events.js';
 export type { RunEventLine } from './engine/run-events.js';
 export { CALLS_FILE, EVENTS_FILE, LOG_LIMIT_BYTES } from './engine/run-log.js';
 export type { SandboxLimits } from './sandbox/pool.js';
+export { disableSandboxSpares } from './sandbox/spares.js';
 export { compileOnFirstUse, createAjv, formatAjvErrors, lazyAjv, type LazyValidator } from './json-schema.js';
 export type { PrecompiledValidator } from './precompiled.js';
 // Read-only access to stored runs of any session (wfcli list, inspect, cleanup).

@@ -18,11 +18,6 @@ export interface EngineOptions {
   readonly home?: string;
   readonly projectTrusted?: boolean;
   readonly sandbox?: Partial<SandboxLimits>;
-  /**
-   * Keep a started sandbox process ready for the next launch (default true). A process that launches one run
-   * and exits passes false: its spare would start, lock down and be killed unused.
-   */
-  readonly warmSandbox?: boolean;
   /** Reports best-effort failures (an event tap that threw). */
   readonly onWarning?: (error: WorkflowError) => void;
 }

@@ -56,7 +56,7 @@ export class WorkflowEngine {
     this.#options = options;
     this.root = options.root ?? workflowsRoot(options.home);
     this.sessionId = options.sessionId;
-    this.#pool = new SandboxPool({ ...(options.sandbox ? { limits: options.sandbox } : {}), ...(options.warmSandbox === undefined ? {} : { warm: options.warmSandbox }) });
+    this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
     preloadParser();
     this.#prep = new LaunchPrep(options);
     options.kernel.hooks.registry.engine.call({ engine: this, onClose: (listener) => void this.#closeListeners.push(listener) });

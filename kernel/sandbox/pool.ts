@@ -1,8 +1,9 @@
 /**
  * The host side of the sandbox: one sandbox process per script run
  * (sandbox-process.ts), one kept warm so a launch skips the process start and
- * the lockdown. A process that dies takes only its run with it: the run fails
- * with a typed error and the host and every other run go on.
+ * the lockdown (unless the process turned spares off: spares.ts). A process
+ * that dies takes only its run with it: the run fails with a typed error and
+ * the host and every other run go on.
  */
 import { WorkflowError } from '../errors.js';
 import type { JsonValue } from '../json.js';
@@ -10,6 +11,7 @@ import type { Locate } from './script-failure.js';
 import { Monitor, type Runaway } from './monitor.js';
 import { replyLine, type WorkerMessage } from './protocol.js';
 import { takePrestarted } from './prestart.js';
+import { sandboxSparesEnabled } from './spares.js';
 import { DEFAULT_SANDBOX_LIMITS, SandboxProcess, errorFromPayload, payloadFromError, type SandboxHandlers, type SandboxLimits, type ScriptExecution, type ScriptSpec } from './sandbox-process.js';
 
 export { DEFAULT_SANDBOX_LIMITS, errorFromPayload, type CallOutcome, type SandboxCall, type SandboxHandlers, type SandboxLimits, type ScriptExecution, type ScriptSpec } from './sandbox-process.js';
@@ -23,8 +25,9 @@ export class SandboxPool {
 
   constructor(options: { limits?: Partial<SandboxLimits>; warm?: boolean } = {}) {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
-    this.#warm = options.warm ?? true;
-    if (this.#warm) this.#spare = takePrestarted(this.limits) ?? new SandboxProcess(this.limits);
+    const warm = options.warm ?? true;
+    this.#warm = warm && sandboxSparesEnabled();
+    if (warm) this.#spare = takePrestarted(this.limits) ?? (this.#warm ? new SandboxProcess(this.limits) : undefined);
   }
 
   #acquire(): SandboxProcess {

@@ -76,6 +76,6 @@ const kernel = createKernel({
     answerer,
   ],
 });
-engine = new WorkflowEngine({ kernel, sessionId: 'fuzz', root: config.root, agentDir: config.agentDir, home: config.home, warmSandbox: false });
+engine = new WorkflowEngine({ kernel, sessionId: 'fuzz', root: config.root, agentDir: config.agentDir, home: config.home });
 
 await hostRun(engine, 'fuzz', config);

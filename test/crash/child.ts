@@ -60,6 +60,6 @@ registerWorkflowExtension({
 const kernel = createKernel({
   plugins: [evidencePlugin, echoTransportPlugin({ answer: async (prompt) => (await new Promise((resolve) => setTimeout(resolve, 2)), { result: `echo:${prompt}` }) })],
 });
-const engine = new WorkflowEngine({ kernel, sessionId: 'crash', root: config.root, agentDir: config.agentDir, home: config.home, warmSandbox: false });
+const engine = new WorkflowEngine({ kernel, sessionId: 'crash', root: config.root, agentDir: config.agentDir, home: config.home });
 
 await hostRun(engine, 'crash', config);

@@ -21,8 +21,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { checkpointsPlugin } from '../../plugins/checkpoints/index.js';
 import { createPiTransportPlugin } from '../../plugins/pi-transport/index.js';
 import { createTrajectoryPlugin } from '../../plugins/trajectory/index.js';
@@ -131,9 +131,23 @@ afterAll(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
+/** A page of the shared context whose state a failing test prints: where it is, what it shows, what it logged. */
+async function openPage(): Promise<Page> {
+  const page = await context.newPage();
+  const logged: string[] = [];
+  page.on('console', (message) => logged.push(`console.${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => logged.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => logged.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`));
+  onTestFailed(async () => {
+    const shown = page.isClosed() ? '(closed)' : await page.innerText('body').catch((error: unknown) => `(unreadable: ${String(error)})`);
+    console.error(`the page at ${page.isClosed() ? '(closed)' : page.url()} shows:\n${shown.slice(0, 4000)}\nits last messages:\n${logged.slice(-20).join('\n')}`);
+  });
+  return page;
+}
+
 describe('the trajectory viewer in Chromium', () => {
   it('shows the tree and the attempt bars live, receives the end as an update, never shows prompts, tool arguments or results, and screenshots', async () => {
-    const page = await context.newPage();
+    const page = await openPage();
     const traffic: string[] = [];
     page.on('request', (request) => traffic.push(request.url(), request.postData() ?? ''));
     page.on('response', (response) => {
@@ -204,7 +218,7 @@ describe('the trajectory viewer in Chromium', () => {
   });
 
   it('refuses a request without the token, and a request from another origin', async () => {
-    const page = await context.newPage();
+    const page = await openPage();
     const { origin, pathname } = new URL(url);
     const bare = await page.goto(`${origin}/api/runs`);
     expect(bare?.status()).toBe(403);
@@ -234,7 +248,7 @@ describe('the trajectory viewer in Chromium', () => {
     });
     const state = () => engine.status(dir.cwd, controlled.runId).state;
     const runUrl = url.replace(run.runId, controlled.runId);
-    const page = await context.newPage();
+    const page = await openPage();
     page.on('dialog', (dialog) => void dialog.accept());
     await gateStarted(dir.cwd, 'c1');
     await page.goto(runUrl);

@@ -2,11 +2,13 @@
  * The pool's spare sandbox process (kernel/sandbox/pool.ts): a run takes it,
  * and the next spare starts only after the run's script is on its way, so
  * spawning it is not on the launch's path; a pool closed before then starts
- * none.
+ * none. A process that turned spares off (each `wfcli` command) starts a
+ * sandbox only for a run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../../kernel/sandbox/pool.js';
+import { disableSandboxSpares } from '../../kernel/sandbox/spares.js';
 import { compile, recorder, start } from '../support/sandbox.js';
 
 /** This process's live child processes (Linux: the parent field of /proc/<pid>/stat). */
@@ -68,5 +70,25 @@ describe("the pool's spare sandbox process", () => {
     // The replacement's turn comes after close: it must start nothing.
     await new Promise((resolve) => setImmediate(resolve));
     await until(() => children().every((pid) => before.has(pid)), 'every sandbox process of the pool to end');
+  });
+
+  it('with spares turned off, starts a sandbox only for a run and none after it', async () => {
+    const slot = Symbol.for('pi-extensible-workflows.no-sandbox-spares');
+    disableSandboxSpares();
+    try {
+      const before = new Set(children());
+      const pool = new SandboxPool();
+      pools.push(pool);
+      expect(children().filter((pid) => !before.has(pid))).toEqual([]);
+      const execution = start(pool, compile('return 6 * 7;'), recorder(() => null).handlers);
+      expect(children().filter((pid) => !before.has(pid))).toHaveLength(1);
+      expect(await execution.result).toBe(42);
+      // The run's process ends with the run, and no spare replaces it.
+      await until(() => children().every((pid) => before.has(pid)), 'the run process to end');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(children().filter((pid) => !before.has(pid))).toEqual([]);
+    } finally {
+      Reflect.deleteProperty(globalThis, slot);
+    }
   });
 });
