@@ -13,6 +13,8 @@ export default defineConfig({
     // Most of an e2e test's time is a `pi` process waiting on the loopback model: three files at once keep 2 cores busy.
     maxWorkers: 3,
     globalSetup: ['test/e2e/global-setup.ts'],
+    // A failing test prints the `pi` and `wfcli` processes it started, with their output.
+    setupFiles: ['test/e2e/support/failure-report.ts'],
     // Hang guards, not timing expectations: a file of several `pi` processes takes minutes on a loaded machine.
     testTimeout: 180_000,
     hookTimeout: 180_000,

@@ -4,6 +4,7 @@
  *
  *   BENCH pi_start_overhead_ms         `pi --list-models` (which loads every extension) with the package
  *                                      minus without it, Pi 0.87.1: the median of the paired differences
+ *   BENCH pi_start_overhead_cpu_ms     the same for CPU time (user + sys)
  *   BENCH pi_start_overhead_mb         the same for the peak resident set
  *   BENCH pi_start_overhead_ms_latest  / _mb_latest: the same with Pi 1.5.2 (`dist/bundle/cli.js`)
  *   BENCH pi_start_floor_ms            / _latest: the same for a package of as many empty extension
@@ -13,6 +14,8 @@
  *   BENCH wfcli_list_200_ms            `wfcli list` in a project with 200 stored runs
  *   BENCH wfcli_status_ms              `wfcli status <run-id>`
  *   BENCH wfcli_run_shell_ms           `wfcli run --script examples/hello.js` (shell commands, no agent)
+ *   BENCH <name>_cpu_ms                beside each node and wfcli figure: its CPU time (user + sys, children
+ *                                      waited for included)
  *
  * BENCH_STARTUP_PACKAGE=<dir> measures another built checkout (a baseline) with this one's Pi and examples.
  * BENCH_STARTUP_ONLY=wfcli skips the Pi starts and prints only the wfcli figures.
@@ -76,6 +79,8 @@ function envOf(home: Home): NodeJS.ProcessEnv {
 
 interface Sample {
   readonly ms: number;
+  /** CPU time (user + sys, the process and the children it waited for), ms (NaN without /usr/bin/time). */
+  readonly cpuMs: number;
   /** Peak resident set, MB (NaN without /usr/bin/time). */
   readonly mb: number;
 }
@@ -83,13 +88,14 @@ interface Sample {
 /** Runs `node <script> <args>` in the home's project to its end; fails on a non-zero exit. */
 function sample(home: Home, script: string, args: readonly string[]): Sample {
   const timed = existsSync(TIME);
-  const [command, argv] = timed ? [TIME, ['-f', 'BENCH_RSS_KB %M', process.execPath, script, ...args]] : [process.execPath, [script, ...args]];
+  const [command, argv] = timed ? [TIME, ['-f', 'BENCH_TIME %M %U %S', process.execPath, script, ...args]] : [process.execPath, [script, ...args]];
   const started = performance.now();
   const result = spawnSync(command, argv, { cwd: home.cwd, env: envOf(home), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${script} ${args.join(' ')} exited ${result.status ?? result.signal}:\n${result.stderr}`);
-  const rss = /BENCH_RSS_KB (\d+)/.exec(result.stderr ?? '');
-  return { ms, mb: rss === null ? Number.NaN : Number(rss[1]) / 1024 };
+  const time = /BENCH_TIME (\d+) ([\d.]+) ([\d.]+)/.exec(result.stderr ?? '');
+  if (time === null) return { ms, cpuMs: Number.NaN, mb: Number.NaN };
+  return { ms, cpuMs: (Number(time[2]) + Number(time[3])) * 1000, mb: Number(time[1]) / 1024 };
 }
 
 /** Installs the packed package with its runtime dependencies; returns its directory. */
@@ -130,21 +136,26 @@ function piOverhead(cli: string, bare: Home, withPackage: Home, suffix: string, 
   sample(bare, cli, args);
   sample(withPackage, cli, args);
   const ms: number[] = [];
+  const cpu: number[] = [];
   const mb: number[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const without = sample(bare, cli, args);
     const withIt = sample(withPackage, cli, args);
     ms.push(withIt.ms - without.ms);
+    cpu.push(withIt.cpuMs - without.cpuMs);
     mb.push(withIt.mb - without.mb);
   }
   report(`${name}_ms${suffix}`, median(ms), 'ms');
+  if (!cpu.some(Number.isNaN)) report(`${name}_cpu_ms${suffix}`, median(cpu), 'ms');
   if (!mb.some(Number.isNaN)) report(`${name}_mb${suffix}`, median(mb), 'MB');
 }
 
-/** The median time of `node <script> <args>` (one untimed run first). */
-function medianMs(home: Home, script: string, args: readonly string[]): number {
+/** Reports the median wall and CPU time of `node <script> <args>` as `<name>_ms` and `<name>_cpu_ms` (one untimed run first). */
+function reportMedians(name: string, home: Home, script: string, args: readonly string[]): void {
   sample(home, script, args);
-  return median(Array.from({ length: RUNS }, () => sample(home, script, args).ms));
+  const samples = Array.from({ length: RUNS }, () => sample(home, script, args));
+  report(`${name}_ms`, median(samples.map((entry) => entry.ms)), 'ms');
+  if (!samples.some((entry) => Number.isNaN(entry.cpuMs))) report(`${name}_cpu_ms`, median(samples.map((entry) => entry.cpuMs)), 'ms');
 }
 
 /** Stores `count` small completed runs in the home's project through the installed package's engine; returns one run ID. */
@@ -182,7 +193,7 @@ try {
   }
   const empty = join(work, 'empty.js');
   writeFileSync(empty, '');
-  report('node_start_ms', medianMs(bare, empty, []), 'ms');
+  reportMedians('node_start', bare, empty, []);
 
   // A user who runs wfcli has Pi's SDK beside the package (npm installs peer
   // dependencies); these links give the installed copy the lockfile's, after
@@ -191,15 +202,15 @@ try {
   mkdirSync(scope, { recursive: true });
   for (const name of ['@earendil-works/pi-coding-agent', '@earendil-works/pi-tui', 'typebox']) symlinkSync(join(ROOT, 'node_modules', name), join(packageDir, '..', name));
   const wfcli = join(packageDir, 'dist', 'cli', 'wfcli.js');
-  report('wfcli_help_ms', medianMs(withPackage, wfcli, ['--help']), 'ms');
+  reportMedians('wfcli_help', withPackage, wfcli, ['--help']);
   copyFileSync(join(ROOT, 'examples', 'hello.js'), join(withPackage.cwd, 'hello.js'));
-  report('wfcli_run_shell_ms', medianMs(withPackage, wfcli, ['run', '--script', 'hello.js']), 'ms');
+  reportMedians('wfcli_run_shell', withPackage, wfcli, ['run', '--script', 'hello.js']);
   const listed = makeHome(work, 'listed', [packageDir]);
   const runId = await storeRuns(packageDir, listed, LISTED_RUNS);
   const rows = spawnSync(process.execPath, [wfcli, 'list', '--json'], { cwd: listed.cwd, env: envOf(listed), encoding: 'utf8' }).stdout;
   if ((JSON.parse(rows) as unknown[]).length !== LISTED_RUNS) throw new Error(`wfcli list does not show the ${LISTED_RUNS} stored runs`);
-  report('wfcli_list_200_ms', medianMs(listed, wfcli, ['list']), 'ms');
-  report('wfcli_status_ms', medianMs(listed, wfcli, ['status', runId]), 'ms');
+  reportMedians('wfcli_list_200', listed, wfcli, ['list']);
+  reportMedians('wfcli_status', listed, wfcli, ['status', runId]);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PI_LATEST_CLI } from '../../../scripts/pi-latest.js';
 import { toolExecutions, type ToolExecution } from './pi-events.js';
+import { logProcess } from './process-log.js';
 import { MODEL_ID, type ScriptedModel } from './scripted-model.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -158,10 +159,12 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (data: string) => (stdout += data));
   child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
+  const ended = logProcess(`${script === WFCLI ? 'wfcli' : 'pi'} ${args.join(' ')}`, () => ({ stdout, stderr }));
   const exited = new Promise<PiResult>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       live.get(home.home)?.delete(child);
+      ended(`exited ${code ?? signal}`);
       resolve({ code, signal, stdout, stderr });
     });
   });
@@ -234,6 +237,7 @@ export async function runPiRpcPrompt(home: PiHome, args: readonly string[], mess
   let stderr = '';
   let ended = false;
   child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
+  const logged = logProcess(`pi --mode rpc ${args.join(' ')} (prompt ${JSON.stringify(message)})`, () => ({ stdout, stderr }));
   child.stdout.setEncoding('utf8').on('data', (data: string) => {
     stdout += data;
     if (!ended && /^\{"type":"agent_end"/m.test(stdout)) {
@@ -245,6 +249,7 @@ export async function runPiRpcPrompt(home: PiHome, args: readonly string[], mess
     child.once('error', reject);
     child.once('close', (code, signal) => {
       live.get(home.home)?.delete(child);
+      logged(`exited ${code ?? signal}`);
       resolve({ code, signal, stdout, stderr });
     });
   });
