@@ -36,7 +36,7 @@ part() {
   fi
 }
 
-# vitest CONFIG NAME [ENV...]: one vitest run that also writes its per-file times for the summary.
+# vitest_part NAME CONFIG [ENV=VALUE...]: one vitest run that also writes its per-file times for the summary.
 vitest_part() {
   local name=$1 config=$2
   shift 2
