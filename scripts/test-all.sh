@@ -36,11 +36,9 @@ part() {
   fi
 }
 
-# vitest_part NAME CONFIG [ENV=VALUE...]: one vitest run that also writes its per-file times for the summary.
-vitest_part() {
-  local name=$1 config=$2
-  shift 2
-  part "$name" env "$@" npx vitest run --config "$config" --reporter=default --reporter=json --outputFile.json="$timings/$name.json"
+# Vitest's reporters for a part: the usual output, and per-file times for the summary.
+reporters() {
+  echo --reporter=default --reporter=json --outputFile.json="$timings/$1.json"
 }
 
 part system-tools sh scripts/ensure-system-tools.sh
@@ -50,13 +48,14 @@ if [ "$failed" -ne 0 ]; then
   exit 1
 fi
 started=$SECONDS
-vitest_part unit vitest.config.ts
-vitest_part e2e vitest.e2e.config.ts
-vitest_part e2e-pi-latest vitest.e2e.config.ts PI_CLI=latest
-vitest_part build test/build/vitest.config.ts
-vitest_part adversarial test/adversarial/vitest.cli.config.ts
-vitest_part crash test/crash/vitest.config.ts
-vitest_part replay-fuzz test/adversarial/vitest.fuzz.config.ts REPLAY_FUZZ_SEEDS="${REPLAY_FUZZ_SEEDS:-200}"
+# Each part is its npm script (docs/testing.md); the e2e parts run vitest directly, as their scripts build first.
+part unit npm run --silent test:unit -- $(reporters unit)
+part e2e npx vitest run --config vitest.e2e.config.ts $(reporters e2e)
+part e2e-pi-latest env PI_CLI=latest npx vitest run --config vitest.e2e.config.ts $(reporters e2e-pi-latest)
+part build npm run --silent test:build -- $(reporters build)
+part adversarial npm run --silent test:adversarial -- $(reporters adversarial)
+part crash npm run --silent test:crash -- $(reporters crash)
+part replay-fuzz npm run --silent test:replay-fuzz -- $(reporters replay-fuzz)
 
 echo
 echo "=== summary ($((SECONDS - started)) s of tests after set-up)"
