@@ -115,6 +115,16 @@ function fresh(prefix: string, script: string): { dir: string; config: FuzzHostC
   return { dir, config: { root: join(dir, 'root'), agentDir: join(dir, 'agent'), home: dir, cwd, script } };
 }
 
+const TERMINAL = new Set(['completed', 'failed', 'stopped']);
+
+function readSnapshotFile(runDir: string): { state: string; failure?: { code: string; details?: { reason?: string } } } {
+  return JSON.parse(readFileSync(join(runDir, 'snapshot.json'), 'utf8')) as { state: string; failure?: { code: string; details?: { reason?: string } } };
+}
+
+function storedState(runDir: string): string {
+  return readSnapshotFile(runDir).state;
+}
+
 /** What must match between the uninterrupted run and the resumed one. */
 function summary(outcome: HostResult['outcome']): unknown {
   if (outcome === undefined) return undefined;
@@ -122,12 +132,12 @@ function summary(outcome: HostResult['outcome']): unknown {
   return { state: outcome.state, code: outcome.error?.code, reason: (outcome.error as { details?: { reason?: unknown } } | undefined)?.details?.reason };
 }
 
-const stats = { seeds: 0, racingSeeds: 0, hosts: 0, kills: 0, equal: 0, nondeterministic: 0, wrong: 0, journaledReruns: 0, allowedReruns: 0, failedOutcomes: 0 };
+const stats = { seeds: 0, racingSeeds: 0, hosts: 0, kills: 0, killedAfterEnd: 0, equal: 0, nondeterministic: 0, wrong: 0, journaledReruns: 0, allowedReruns: 0, failedOutcomes: 0 };
 const dirs: string[] = [];
 
 afterAll(() => {
   console.log(
-    `replay fuzz: ${stats.seeds} seeds (${stats.racingSeeds} with a forbidden race), ${stats.hosts} host processes, ${stats.kills} SIGKILLs; ` +
+    `replay fuzz: ${stats.seeds} seeds (${stats.racingSeeds} with a forbidden race), ${stats.hosts} host processes, ${stats.kills} SIGKILLs (and ${stats.killedAfterEnd} after the run's end was persisted); ` +
       `${stats.equal} outcomes equal to the uninterrupted run (${stats.failedOutcomes} of them typed failures), ${stats.nondeterministic} typed non-determinism errors, ` +
       `${stats.wrong} wrong values, ${stats.journaledReruns} journaled operations run again, ${stats.allowedReruns} reruns of unjournaled shells`,
   );
@@ -161,11 +171,7 @@ describe.concurrent('replay fuzzer: SIGKILLed and resumed runs end like uninterr
       const result = await runHost(runId === undefined ? config : { ...config, runId }, kill);
       stats.hosts += 1;
       history.push(`round ${round} (${runId === undefined ? 'launch' : 'resume'}, ${JSON.stringify(kill ?? 'no kill')}): ${result.killed ? `killed at ${result.killAt}` : JSON.stringify(summary(result.outcome) ?? result.error)}`);
-      if (result.error) {
-        // A kill after the run ended leaves nothing to resume; the outcome is on disk.
-        if (result.error.code === 'RESUME_INCOMPATIBLE' && /is (completed|failed|stopped)/.test(result.error.message)) break;
-        fail(`round ${round}: the host failed: ${result.error.code}: ${result.error.message}\n${result.stderr}`);
-      }
+      if (result.error) fail(`round ${round}: the host failed: ${result.error.code}: ${result.error.message}\n${result.stderr}`);
       runId ??= result.runId;
       runDir ??= result.runDir;
       if (runDir) {
@@ -179,12 +185,16 @@ describe.concurrent('replay fuzzer: SIGKILLed and resumed runs end like uninterr
         for (const tag of journaledTags(runDir)) if (!frozen.has(tag)) frozen.set(tag, counts.get(tag) ?? 0);
       }
       if (result.outcome) final = result.outcome;
-      else if (result.killed) stats.kills += 1;
-      else fail(`round ${round}: the host exited without an outcome\n${result.stderr}`);
+      else if (!result.killed) fail(`round ${round}: the host exited without an outcome\n${result.stderr}`);
+      else if (runDir && TERMINAL.has(storedState(runDir))) {
+        // Killed after the run's end was persisted but before it was reported: nothing is left to resume.
+        stats.killedAfterEnd += 1;
+        break;
+      } else stats.kills += 1;
     }
     if (final === undefined) {
-      // Killed after the run ended: read its state from disk through one more resume attempt's error, or the snapshot.
-      const snapshot = JSON.parse(readFileSync(join(runDir!, 'snapshot.json'), 'utf8')) as { state: string; failure?: { code: string; details?: { reason?: string } } };
+      // Killed after the run ended: its outcome is on disk.
+      const snapshot = readSnapshotFile(runDir!);
       final =
         snapshot.state === 'completed'
           ? { runId: runId!, state: 'completed', value: JSON.parse(readFileSync(join(runDir!, 'result.json'), 'utf8')) as unknown }
