@@ -11,6 +11,8 @@ import type { JsonValue } from '../kernel/json.js';
 import { parseSnapshot, type RunSnapshot } from '../kernel/engine/snapshot.js';
 import { checkStoredRun } from '../kernel/engine/stored-run-queries.js';
 import { disableSandboxSpares } from '../kernel/sandbox/spares.js';
+import { useCompileCache } from './compile-cache.js';
+import { useBundledPi } from './pi-bundle.js';
 import { findRun } from '../kernel/store/list.js';
 import { workflowsRoot } from '../kernel/store/paths.js';
 import { printable } from '../lib/terminal-text.js';
@@ -21,6 +23,9 @@ import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'> = {}): Promise<LocalPiSession> {
   // A command runs at most one workflow segment: its engine keeps no spare sandbox.
   disableSandboxSpares();
+  // Pi's SDK and the session's modules load from here on: cached compiled code, and Pi's bundle where it has one.
+  useCompileCache(storeRoot(io));
+  await useBundledPi();
   const { createLocalPiSession } = await import('./headless-host.js');
   return createLocalPiSession({
     cwd: io.cwd,

@@ -3,11 +3,14 @@
  * commands that read stored runs import no Pi SDK, no rollup, no ses, no
  * tapable (the kernel's hooks: the engine) and start no process; help,
  * `list` and `status` not even ajv's compiler (the snapshot's validator is
- * compiled at build time; `inspect` compiles the events schema it reads). A resolve hook registered before the entry records every module
- * the process resolves; the runs read are real ones, stored by the engine.
+ * compiled at build time; `inspect` compiles the events schema it reads).
+ * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
+ * cache in the store, never through a link. A resolve hook registered before
+ * the entry records every module the process resolves; the runs read are
+ * real ones, stored by the engine.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,11 +19,14 @@ import { WorkflowEngine, createKernel, workflowsRoot } from '../../kernel/index.
 
 const WFCLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'wfcli.js');
 
-/** Registered with --import: appends each resolved URL to $WFCLI_LOADED at exit. */
+/** Registered with --import: appends each resolved URL, and each loaded one as "load <url>", to $WFCLI_LOADED at exit. */
 const HOOK = `import { registerHooks } from 'node:module';
 import { appendFileSync } from 'node:fs';
 const seen = [];
-registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); seen.push(result.url); return result; } });
+registerHooks({
+  resolve(specifier, context, next) { const result = next(specifier, context); seen.push(result.url); return result; },
+  load(url, context, next) { seen.push('load ' + url); return next(url, context); },
+});
 process.on('exit', () => appendFileSync(process.env.WFCLI_LOADED, seen.join('\\n') + '\\n'));
 `;
 
@@ -52,12 +58,14 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function loadedBy(args: readonly string[]): { status: number | null; stdout: string; loaded: string[] } {
+function loadedBy(args: readonly string[], userHome = home): { status: number | null; stdout: string; stderr: string; loaded: string[] } {
   const record = join(dir, `loaded-${args.join('-').replace(/[^a-z0-9-]/gi, '_')}.txt`);
   writeFileSync(record, '');
-  const env = { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, 'agent'), WFCLI_LOADED: record };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: userHome, PI_CODING_AGENT_DIR: join(userHome, 'agent'), PI_OFFLINE: '1', WFCLI_LOADED: record };
+  delete env['NODE_COMPILE_CACHE'];
+  delete env['NODE_DISABLE_COMPILE_CACHE'];
   const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'hook.mjs')).href, WFCLI, ...args], { cwd, env, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, loaded: readFileSync(record, 'utf8').split('\n').filter(Boolean) };
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, loaded: readFileSync(record, 'utf8').split('\n').filter(Boolean) };
 }
 
 describe('wfcli commands that read stored runs load no Pi, engine or compiler', () => {
@@ -70,5 +78,36 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
     expect(loaded.some((url) => url.endsWith('/dist/cli/wfcli.js'))).toBe(true);
     const forbidden = args[0] === 'inspect' || args[0] === 'doctor' ? FORBIDDEN : [...FORBIDDEN, AJV_COMPILER];
     for (const url of loaded) for (const pattern of forbidden) expect(url, `${args.join(' ')} loads ${url}`).not.toMatch(pattern);
+  });
+});
+
+describe('wfcli run', () => {
+  /** Pi's unbundled SDK and the packages its bundle holds: a module of theirs means the SDK loaded twice. */
+  const UNBUNDLED = /\/node_modules\/(@earendil-works\/(pi-coding-agent\/dist\/(?!bundle\/)|pi-ai\/|pi-tui\/|pi-agent-core\/)|typebox\/)/;
+
+  it("loads Pi's SDK from Pi's bundle only, and keeps Node's compile cache in the store", () => {
+    writeFileSync(join(cwd, 'small.js'), "log('small');\nreturn 2;\n");
+    const { status, stdout, stderr, loaded } = loadedBy(['run', '--script', 'small.js']);
+    expect(status, stderr).toBe(0);
+    expect(stdout.trim()).toBe('2');
+    // Loaded, not resolved: finding the bundle resolves the SDK's main beside it.
+    const evaluated = loaded.filter((line) => line.startsWith('load ')).map((line) => line.slice('load '.length));
+    expect(evaluated.some((url) => url.includes('/pi-coding-agent/dist/bundle/'))).toBe(true);
+    expect(evaluated.filter((url) => UNBUNDLED.test(url))).toEqual([]);
+    expect(readdirSync(join(workflowsRoot(home), '.compile-cache')).length).toBeGreaterThan(0);
+  });
+
+  it('caches nothing through a link where the cache folder belongs, and still runs', () => {
+    const linkedHome = join(dir, 'linked-home');
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(join(linkedHome, 'agent'), { recursive: true });
+    mkdirSync(workflowsRoot(linkedHome), { recursive: true });
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(workflowsRoot(linkedHome), '.compile-cache'));
+    writeFileSync(join(cwd, 'small.js'), "log('small');\nreturn 3;\n");
+    const { status, stdout, stderr } = loadedBy(['run', '--script', 'small.js'], linkedHome);
+    expect(status, stderr).toBe(0);
+    expect(stdout.trim()).toBe('3');
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });

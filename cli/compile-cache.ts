@@ -1,0 +1,30 @@
+/**
+ * Node's compile cache for the `wfcli` commands that open a Pi session: the
+ * code V8 compiled for Pi's SDK and this package is kept between commands,
+ * as the `pi` command keeps it for itself. It lives in the workflow store
+ * (`~/.pi/workflows/.compile-cache`; a project folder never starts with a
+ * dot), never elsewhere. It is only a speed-up: when the folder is not a
+ * real directory of its own (a link, a file) or cannot be made, nothing is
+ * cached, and a cache Node cannot write is skipped by Node.
+ */
+import { lstatSync, mkdirSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
+import { join } from 'node:path';
+import { DIR_MODE } from '../kernel/store/fs-util.js';
+
+export const COMPILE_CACHE_DIR = '.compile-cache';
+
+/** Turns the cache on under `storeRoot`; returns its folder, or undefined when it stays off. */
+export function useCompileCache(storeRoot: string): string | undefined {
+  // NODE_COMPILE_CACHE: Node already caches where the user asked; NODE_DISABLE_COMPILE_CACHE: the user asked for none.
+  if (process.env['NODE_COMPILE_CACHE'] !== undefined || process.env['NODE_DISABLE_COMPILE_CACHE'] !== undefined) return undefined;
+  const dir = join(storeRoot, COMPILE_CACHE_DIR);
+  try {
+    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    if (!lstatSync(dir).isDirectory()) return undefined;
+    enableCompileCache(dir);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
