@@ -6,7 +6,7 @@
  * of a run (the terminal dashboard, the trajectory viewer, the background
  * widget), so they all group agents the same way.
  */
-import type { AgentSummary } from './engine/snapshot.js';
+import type { AgentSummary } from './contracts/run-snapshot.js';
 
 /** One display level of a structural segment, keyed by everything before it. */
 export interface PathLevel {

@@ -6,13 +6,12 @@
  * its own claims them; the host's own run views (its run picker and listing,
  * its session-start resume offer) then leave those runs to that plugin.
  */
-import type { WorkflowEngine } from '../engine/engine.js';
-import type { StatusSummary } from '../engine/status.js';
-import type { RunHandle } from '../engine/engine-types.js';
+import type { RunHandle, WorkflowEngineApi } from './engine-api.js';
+import type { StatusSummary } from './run-snapshot.js';
 
 export interface WorkflowHostSession {
   /** The engine of this session: every run of the session, plugin-launched or not, goes through it. */
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   /** The launch project directory. */
   readonly cwd: string;
   readonly sessionId: string;

@@ -5,13 +5,13 @@
  * subcommands the loaded plugins claim and reports what `run` returns, so
  * the host never imports a plugin.
  */
-import type { WorkflowEngine } from '../engine/engine.js';
+import type { WorkflowEngineApi } from './engine-api.js';
 
 export interface SubcommandInput {
   /** What follows the subcommand's name, trimmed. */
   readonly args: string;
   /** The engine of the host session the command runs in. */
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   /** The launch project directory (the host's cwd). */
   readonly cwd: string;
   /**
@@ -35,7 +35,7 @@ export interface WorkflowSubcommand {
 
 /** What a plugin learns when an engine is built on its kernel (a host session's, wfcli's, a test's). */
 export interface EngineInput {
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   /** Runs after the engine closed (its executing runs interrupted); awaited by `engine.close()`, errors ignored. */
   onClose(listener: () => void | Promise<void>): void;
 }

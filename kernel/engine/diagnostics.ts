@@ -5,47 +5,18 @@
  * artifacts are. Read-only and lock-free, like loading a lineage; a journal
  * that cannot be read is reported, never thrown.
  */
+export type { IncompleteAgent, ReplayablePath, RunDiagnostics } from '../contracts/engine-api.js';
+import type { RunDiagnostics } from '../contracts/engine-api.js';
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';
-import type { AgentState } from '../states.js';
 import { JOURNAL_FILE, SNAPSHOT_FILE, SOURCE_FILE, entryKind, readJournal, runDirectory } from '../store/index.js';
 import { parseJournalRecord } from './journal-record.js';
 import { scopeKey } from './keys.js';
 import { EVENTS_FILE } from './run-log.js';
 import type { RunSnapshot } from './snapshot.js';
 
-export interface ReplayablePath {
-  /** Scope segments joined with `/`; `''` is the script's top level. */
-  readonly path: string;
-  /** Journal keys of the completed operations at that path, oldest run first. */
-  readonly keys: readonly string[];
-}
 
-export interface IncompleteAgent {
-  readonly path: string;
-  readonly agentId: string;
-  readonly label: string;
-  readonly state: AgentState;
-}
 
-export interface RunDiagnostics {
-  readonly sourceRunId: string;
-  /** Ancestors whose journals a retry also replays, parent first. */
-  readonly lineage: readonly string[];
-  readonly replayable: readonly ReplayablePath[];
-  readonly incomplete: readonly IncompleteAgent[];
-  readonly artifacts: {
-    readonly runDir: string;
-    readonly script: string;
-    readonly snapshot: string;
-    readonly journal: string;
-    /** Present once the run logged something (run logs are best-effort). */
-    readonly events?: string;
-    readonly result?: string;
-  };
-  /** Journals that could not be read: their operations are missing above. */
-  readonly problems?: readonly string[];
-}
 
 export function diagnoseRun(root: string, runDir: string, snapshot: RunSnapshot): RunDiagnostics {
   const completed = new Map<string, string>();

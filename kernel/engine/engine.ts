@@ -35,11 +35,12 @@ import { orphanSources, stopOrphanGroups } from './ops/shell-records.js';
 import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, StopResult } from './engine-types.js';
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
+import type { WorkflowEngineApi } from '../contracts/engine-api.js';
 import { preloadParser } from '../preflight/parse-ast.js';
 
 export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
-export class WorkflowEngine {
+export class WorkflowEngine implements WorkflowEngineApi {
   readonly root: string;
   readonly sessionId: string;
   readonly #options: EngineOptions;

@@ -1,4 +1,5 @@
 /** The launch request at the tool boundary, validated with ajv. */
+import type { LaunchRequest } from '../contracts/engine-api.js';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { validate as compiledLaunchRequest } from '../compiled-schemas/launch-request.js';
@@ -6,27 +7,14 @@ import { formatAjvErrors } from '../json-schema.js';
 import type { PrecompiledValidator } from '../precompiled.js';
 import { WorkflowError } from '../errors.js';
 import { checkBoundary } from '../json-boundary.js';
-import type { JsonValue } from '../json.js';
 import { rejectLegacyLaunchField } from '../settings/index.js';
 
-export interface LaunchRequest {
-  readonly name: string;
-  readonly description?: string;
-  readonly script?: string;
-  readonly scriptPath?: string;
-  readonly args?: JsonValue;
-  /** The launch project directory; run identity uses its resolved path. */
-  readonly cwd: string;
-  readonly foreground?: boolean;
-  readonly concurrency?: number;
-  readonly parentRunId?: string;
-  /** Options owned by plugins (`budget` ...), handed to `preparation.segment` as `request`. */
-  readonly options?: Readonly<Record<string, JsonValue>>;
-}
 
 
 // Build-time compiled (launch-schema.ts): ajv's own code for the schema, errors included.
 const validate = compiledLaunchRequest as unknown as PrecompiledValidator<unknown>;
+
+export type { LaunchRequest } from '../contracts/engine-api.js';
 
 export interface CheckedLaunch extends LaunchRequest {
   readonly cwd: string;

@@ -15,13 +15,9 @@ import type { ErrorPayload } from '../sandbox/protocol.js';
 import { callDigest, callPreview } from './call-digest.js';
 import { JOURNAL_VERSION, type FailureRecord, type JournalRecord } from './journal-record.js';
 import type { Scope } from './keys.js';
-import type { Delivered } from './steps.js';
+import type { Delivered, Incoming } from './steps.js';
 
 /** A call that came from the sandbox: its key, and whether the sandbox answered it from the journal. */
-export interface Incoming {
-  readonly key: string;
-  readonly replayed: boolean;
-}
 
 export interface BridgeHost {
   readonly replay: ReadonlyMap<string, JournalRecord>;

@@ -6,33 +6,11 @@
 import type { JsonValue } from '../json.js';
 import { readResultText } from '../store/index.js';
 import type { RunOutcome } from './engine-types.js';
-import type { ProposalRecord } from '../contracts/run-access.js';
-import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
-import type { AgentSummary, FailureInfo, RunSnapshot } from './snapshot.js';
+import { TERMINAL_RUN_STATES } from '../states.js';
+import type { RunSnapshot } from './snapshot.js';
 
-export interface StatusSummary {
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly cwd: string;
-  readonly workflow: { readonly name: string; readonly description?: string };
-  readonly state: RunState;
-  readonly executing: boolean;
-  readonly launchMode: LaunchMode;
-  readonly parentRunId?: string;
-  readonly phase?: string;
-  readonly failure?: FailureInfo;
-  readonly resultPath?: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly terminalAt?: string;
-  /** Active execution time of the segments that ended: no time between segments, none spent waiting for a decision. */
-  readonly activeMs?: number;
-  readonly checkpoints: readonly { readonly name: string; readonly state: string; readonly prompt: string }[];
-  readonly agents: readonly AgentSummary[];
-  readonly plugins: Readonly<Record<string, JsonValue>>;
-  /** Human decisions plugins asked for (a budget raise), without their patches. */
-  readonly proposals: readonly { readonly id: string; readonly owner: string; readonly state: ProposalRecord['state']; readonly summary: string; readonly createdAt: string }[];
-}
+export type { StatusSummary } from '../contracts/run-snapshot.js';
+import type { StatusSummary } from '../contracts/run-snapshot.js';
 
 export function summarize(snapshot: RunSnapshot, executing: boolean): StatusSummary {
   return {

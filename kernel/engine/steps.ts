@@ -19,7 +19,6 @@ import type { RecordBody } from './execution-types.js';
 import { JOURNAL_VERSION, type JournalRecord } from './journal-record.js';
 import type { OccurrenceCounter, Scope } from './keys.js';
 import { recordOp } from './replay.js';
-import type { Incoming } from './sandbox-bridge.js';
 
 export interface StepHost {
   readonly replay: ReadonlyMap<string, JournalRecord>;
@@ -40,6 +39,12 @@ export interface StepHost {
 }
 
 /** A sandbox call's result, journaled for delivery at position `seq`. */
+/** The sandbox call being handled: its journal key and whether the journal answered it. */
+export interface Incoming {
+  readonly key: string;
+  readonly replayed: boolean;
+}
+
 export interface Delivered {
   readonly seq: number;
   /** The value's JSON text, as the reply carries it. */

@@ -3,10 +3,12 @@
  * checkpoint decision kept for its resume, the decision on a plugin's
  * proposal, a stop, the move of a dead host's run to `interrupted`.
  */
+export type { CheckpointAnswer, ProposalAnswer } from '../contracts/engine-api.js';
+import type { CheckpointAnswer } from '../contracts/engine-api.js';
 import { WorkflowError } from '../errors.js';
 import type { ProposalRecord } from '../contracts/run-access.js';
 import { acquireRunLock, readSnapshot } from '../store/index.js';
-import type { RunHandle, StopResult } from './engine-types.js';
+import type { StopResult } from './engine-types.js';
 import { RunRecord, type EmitEvent } from './run-record.js';
 import { parseSnapshot, type RunSnapshot } from './snapshot.js';
 import { ACTIVE_STATES } from './stored-run-queries.js';
@@ -14,21 +16,7 @@ import { stopNotHere } from './stop-requests.js';
 import { stopOrphanGroups } from './ops/shell-records.js';
 import { TERMINAL_RUN_STATES, type LaunchMode, type RunState } from '../states.js';
 
-export interface CheckpointAnswer {
-  readonly runId: string;
-  readonly name: string;
-  readonly decision: 'approved' | 'rejected';
-  /** True when an executing run received it at once. */
-  readonly delivered: boolean;
-}
 
-export interface ProposalAnswer {
-  readonly runId: string;
-  readonly proposalId: string;
-  readonly decision: 'approved' | 'rejected';
-  /** The resumed run of an approved proposal (it may itself be held again). */
-  readonly resumed?: RunHandle;
-}
 
 /**
  * Changes a run that is not executing here, under its run lock, on the

@@ -9,7 +9,7 @@
  */
 import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
 import { Text } from '@earendil-works/pi-tui';
-import { DEFAULT_SETTINGS, readGlobalSettingsFile, resolveAgentDir, workflowPluginEntry, WORKFLOW_RUN_RESUMED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type KernelPlugin, type StatusSummary, type WorkflowEngine, type WorkflowEvent } from '../../kernel/index.js';
+import { DEFAULT_SETTINGS, readGlobalSettingsFile, resolveAgentDir, workflowPluginEntry, WORKFLOW_RUN_RESUMED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type KernelPlugin, type StatusSummary, type WorkflowEngineApi, type WorkflowEvent } from '../../kernel/index.js';
 import { RECEIPT_STATES, receiptOf, receiptText, widgetLines, type Receipt } from './view.js';
 
 export const PLUGIN_NAME = 'background-widget';
@@ -25,7 +25,7 @@ interface Surface {
   receipt(receipt: Receipt): void;
 }
 
-const engines = new Set<WorkflowEngine>();
+const engines = new Set<WorkflowEngineApi>();
 let surface: Surface | undefined;
 let pending: NodeJS.Timeout | undefined;
 /** Runs already given a receipt for their current end (run ID → state). */

@@ -4,12 +4,12 @@
  * what loaded plugins add under `plugins` through `journal.diagnose`, such as
  * the validated named worktrees.
  */
-import { WorkflowError, isWorkflowError, messageOf, type JsonValue, type Kernel, type RunDiagnostics, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
+import { WorkflowError, isWorkflowError, messageOf, type JsonValue, type Kernel, type RunDiagnostics, type StatusSummary, type WorkflowEngineApi } from '../../kernel/index.js';
 
 export type FailureDiagnostics = RunDiagnostics & { readonly plugins: Readonly<Record<string, JsonValue>> };
 
 /** A plugin part that throws is reported in `problems`; the rest still answer. */
-export function failureDiagnostics(engine: WorkflowEngine, kernel: Kernel, run: StatusSummary): FailureDiagnostics {
+export function failureDiagnostics(engine: WorkflowEngineApi, kernel: Kernel, run: StatusSummary): FailureDiagnostics {
   const base = engine.diagnose(run.cwd, run.runId);
   const problems = [...(base.problems ?? [])];
   const parts: { name: string; diagnose: () => JsonValue }[] = [];
@@ -30,7 +30,7 @@ export function failureDiagnostics(engine: WorkflowEngine, kernel: Kernel, run: 
 }
 
 /** A refused retry's error with the source run's diagnostics in its details (unchanged when the run cannot be read). */
-export function withDiagnostics(error: unknown, engine: WorkflowEngine, kernel: Kernel, cwd: string, runId: string): unknown {
+export function withDiagnostics(error: unknown, engine: WorkflowEngineApi, kernel: Kernel, cwd: string, runId: string): unknown {
   if (!isWorkflowError(error) || error.code === 'RUN_NOT_FOUND') return error;
   let diagnostics: FailureDiagnostics;
   try {

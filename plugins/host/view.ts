@@ -4,11 +4,11 @@
  * one per session; a part that needs more asks for a field here rather than
  * reaching into the entry.
  */
-import type { RunHandle, StatusSummary, WorkflowEngine } from '../../kernel/index.js';
+import type { RunHandle, StatusSummary, WorkflowEngineApi } from '../../kernel/index.js';
 
 export interface WorkflowHostView {
   /** The engine of this Pi session (its session ID is Pi's). */
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   /** The launch project directory (Pi's cwd). */
   readonly cwd: string;
   readonly sessionId: string;

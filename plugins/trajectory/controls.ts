@@ -7,7 +7,7 @@
  * checked against what the run offers at that moment, so a stale page
  * cannot, say, stop a run that already ended.
  */
-import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type WorkflowEngine } from '../../kernel/index.js';
+import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type WorkflowEngineApi } from '../../kernel/index.js';
 
 import type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
 
@@ -58,7 +58,7 @@ export function parseControlRequest(body: string): ControlRequest {
 }
 
 export interface ControlContext {
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   readonly cwd: string;
   /** Follows a resumed run (the host's watch), when a host session runs the engine. */
   readonly follow?: ((handle: RunHandle) => void) | undefined;

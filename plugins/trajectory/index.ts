@@ -20,7 +20,7 @@ import {
   type KernelPlugin,
   type SubcommandInput,
   type SubcommandReport,
-  type WorkflowEngine,
+  type WorkflowEngineApi,
   type WorkflowEvent,
 } from '../../kernel/index.js';
 import { printable } from '../../lib/terminal-text.js';
@@ -59,7 +59,7 @@ export function createTrajectoryPlugin(options: TrajectoryOptions = {}): KernelP
   return {
     name: PLUGIN_NAME,
     apply(kernel) {
-      const services = new Map<WorkflowEngine, TrajectoryService>();
+      const services = new Map<WorkflowEngineApi, TrajectoryService>();
       kernel.hooks.registry.engine.tap(PLUGIN_NAME, ({ engine, onClose }) => {
         const service = new TrajectoryService(engine);
         services.set(engine, service);

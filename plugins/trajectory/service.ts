@@ -6,18 +6,18 @@
  * what it reads (models, transcripts, reports, controls) load on first use:
  * a session that never opens the viewer never loads them.
  */
-import { WORKFLOW_AGENT_STATE_CHANGED_EVENT, type RunHandle, type WorkflowEngine, type WorkflowEvent } from '../../kernel/index.js';
+import { WORKFLOW_AGENT_STATE_CHANGED_EVENT, type RunHandle, type WorkflowEngineApi, type WorkflowEvent } from '../../kernel/index.js';
 import type { TrajectoryServer } from './server.js';
 
 export class TrajectoryService {
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   /** Follows a run the page resumed: the host session's watch, once a host started on this engine. */
   follow: ((handle: RunHandle) => void) | undefined;
   readonly #starts = new Map<string, Map<string, Map<number, string>>>();
   #server: Promise<TrajectoryServer> | undefined;
   #closed = false;
 
-  constructor(engine: WorkflowEngine) {
+  constructor(engine: WorkflowEngineApi) {
     this.engine = engine;
   }
 

@@ -5,7 +5,7 @@
  * requests performed through the engine. Loaded with the server.
  */
 import { statSync } from 'node:fs';
-import type { RunHandle, WorkflowEngine } from '../../kernel/index.js';
+import type { RunHandle, WorkflowEngineApi } from '../../kernel/index.js';
 import { availableControls, parseControlRequest, performControl } from './controls.js';
 import { buildModel, type LiveStarts } from '../../lib/trajectory/model.js';
 import { reportHtml, runTranscripts } from '../../lib/trajectory/report.js';
@@ -14,7 +14,7 @@ import type { RunSource } from './server.js';
 import { buildTranscript, transcriptFiles } from '../../lib/trajectory/transcript.js';
 
 export interface RunSourceInput {
-  readonly engine: WorkflowEngine;
+  readonly engine: WorkflowEngineApi;
   readonly cwd: string;
   /** Attempt starts seen live, by run. */
   readonly starts: ReadonlyMap<string, LiveStarts>;

@@ -4,7 +4,9 @@
  * inside it (package.json and rollup list its entry, no code does), and
  * neither the host entry nor wfcli reaches a feature plugin through its
  * imports, static or dynamic. The host (plugins/host) is the host, not a
- * feature.
+ * feature. Types flow downward: `kernel/contracts/` imports nothing from
+ * `kernel/engine/`, and the engine's files form no import circle, type
+ * imports included.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -51,6 +53,32 @@ function closure(entry: string): Set<string> {
   return seen;
 }
 
+/** The import circles among `files` (strongly connected groups of two or more), each sorted. */
+function circles(files: readonly string[], imports: (file: string) => readonly string[] = importsOf): string[][] {
+  const inside = new Set(files);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const target of imports(file).filter((name) => inside.has(name))) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (stack.includes(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = member === file ? undefined : stack.pop()) group.push(member);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found;
+}
+
 describe('import boundaries', () => {
   const files = PRODUCTION.flatMap((dir) => sources(join(ROOT, dir)));
 
@@ -74,5 +102,22 @@ describe('import boundaries', () => {
       const reached = [...closure(entry)].filter((file) => featureOf(file) !== undefined).map((file) => relative(ROOT, file));
       expect(reached, relative(ROOT, entry)).toEqual([]);
     }
+  });
+
+  it('kernel/contracts imports nothing from kernel/engine, not even a type', () => {
+    const engine = join(ROOT, 'kernel', 'engine') + sep;
+    const offenders = files
+      .filter((file) => file.startsWith(join(ROOT, 'kernel', 'contracts') + sep))
+      .flatMap((file) => importsOf(file).filter((target) => target.startsWith(engine)).map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it("the engine's files form no import circle, type imports included", () => {
+    const engine = files.filter((file) => file.startsWith(join(ROOT, 'kernel', 'engine') + sep));
+    expect(engine.length).toBeGreaterThan(20);
+    expect(circles(engine).map((group) => group.map((file) => relative(ROOT, file)))).toEqual([]);
+    // The check finds a circle where there is one.
+    const graph: Record<string, string[]> = { a: ['b'], b: ['c'], c: ['a', 'd'], d: [] };
+    expect(circles(Object.keys(graph), (file) => graph[file] ?? [])).toEqual([['a', 'b', 'c']]);
   });
 });

@@ -4,11 +4,11 @@
  * runs a surviving run needs are skipped and reported with that run. Pure:
  * the command confirms and calls `engine.deleteRuns`.
  */
-import type { StatusSummary, WorkflowEngine } from '../../../kernel/index.js';
+import type { StatusSummary, WorkflowEngineApi } from '../../../kernel/index.js';
 import { printable } from '../../../lib/terminal-text.js';
 import { isResolved } from './order.js';
 
-type DeleteResult = ReturnType<WorkflowEngine['deleteRuns']>;
+type DeleteResult = ReturnType<WorkflowEngineApi['deleteRuns']>;
 
 export function resolvedRunIds(runs: readonly StatusSummary[]): string[] {
   return runs.filter((run) => isResolved(run.state)).map((run) => run.runId);
