@@ -11,16 +11,20 @@
  *   resume hint and leaves no process behind.
  * - After `kill -9` of the host mid-shell, `wfcli resume` ends the orphan
  *   before it runs the command again: the command never runs beside it.
+ * - Forged `processes.jsonl` records (no start time, no boot ID, start time
+ *   "0") naming live groups of other processes make `wfcli retry` signal
+ *   nothing; each is reported as unverifiable (issue 35).
  * - Output of 600 MB, and four shells of 250 MB in one `parallel`, fail with
  *   RPC_LIMIT_EXCEEDED while the host's peak resident memory stays under
  *   300 MB.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProcStat } from '../../kernel/process-identity.js';
+import { bootId, processStartTime, readProcStat } from '../../kernel/process-identity.js';
 import { groupMembers } from '../../kernel/process-groups.js';
 
 const WFCLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'wfcli.js');
@@ -182,6 +186,41 @@ return { timedOut, daemon: daemon.stdout };`;
     expect(lines(join(runDir, 'events.jsonl'))).toContainEqual(
       expect.objectContaining({ type: 'warning', details: expect.objectContaining({ kind: 'shell-orphan', action: 'stopped', pgid: pids[0] }) }),
     );
+  });
+
+  it('forged process records name strangers: retry signals none of them and reports each as unverifiable', async () => {
+    // Live groups that are not the run's: one whose leader runs on, and one whose leader has exited.
+    const stranger = async (command: string): Promise<number> => {
+      const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+      const [line] = (await once(child.stdout!.setEncoding('utf8'), 'data')) as [string];
+      child.stdout!.destroy();
+      child.unref();
+      return Number(line.trim());
+    };
+    const [led, leaderless] = [await stranger('echo $$; exec sleep 60'), await stranger('sleep 60 & echo $$')];
+    try {
+      const failed = await wfcli(['run', '--script', script('forged.js', `await shell('echo one'); throw new Error('fail once');`)]).ended;
+      expect(failed.code).toBe(1);
+      const runId = RUN_ID.exec(failed.stderr)![1]!;
+      const runDir = runDirOf(runId);
+      const forge = (key: string, pgid: number, startTime: string | null, boot: string | null) =>
+        appendFileSync(join(runDir, 'processes.jsonl'), `${JSON.stringify({ v: 1, event: 'started', key, pgid, startTime, bootId: boot, at: new Date().toISOString() })}\n`);
+      forge('|1:1#7', led, null, null);
+      forge('|1:1#8', led, processStartTime(led) ?? null, null);
+      forge('|1:1#9', leaderless, '0', bootId() ?? null);
+      const retried = await wfcli(['retry', runId]).ended;
+      expect(retried.stderr).toMatch(/fail once/);
+      for (const pgid of [led, leaderless]) expect(groupMembers(pgid)?.length, `group ${pgid}`).toBeGreaterThan(0);
+      const warnings = lines(join(runDir, 'events.jsonl')).filter((entry) => (entry['details'] as { kind?: string } | undefined)?.kind === 'shell-orphan');
+      expect(warnings.map((entry) => [(entry['details'] as { action: string }).action, (entry['details'] as { pgid: number }).pgid])).toEqual([
+        ['unverifiable', led],
+        ['unverifiable', led],
+        ['unverifiable', leaderless],
+      ]);
+    } finally {
+      process.kill(-led, 'SIGKILL');
+      process.kill(-leaderless, 'SIGKILL');
+    }
   });
 
   it("600 MB of output, and four 250 MB shells in one parallel, fail with RPC_LIMIT_EXCEEDED and the host's peak memory stays under 300 MB", async () => {

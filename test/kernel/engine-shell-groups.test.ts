@@ -4,8 +4,9 @@
  * `processes.jsonl` records each group as it starts and ends; resume, retry
  * and a stop of a stored run stop the groups a dead host left (orphans) before
  * anything runs again, and say so in the run's events. A record that names a
- * process that is not the recorded one is left alone; a planted link where
- * the record goes refuses the shell.
+ * process that is not the recorded one is left alone, and so is one that
+ * cannot be proved to name it (a field missing, the leader gone: issue 35);
+ * a planted link where the record goes refuses the shell.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,8 +24,8 @@ beforeAll(() => {
 });
 afterAll(() => h.close());
 
-/** A process group of its own, as a dead host would have left it: by default `sleep` under a shell that exited. */
-async function orphanGroup(command = 'sleep 60 & echo $$'): Promise<number> {
+/** A process group of its own, as a dead host would have left it: by default its leader runs on (`sleep`, exec'd by the shell). */
+async function orphanGroup(command = 'echo $$; exec sleep 60'): Promise<number> {
   const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
   child.stdout.setEncoding('utf8');
   const [line] = (await once(child.stdout, 'data')) as [string];
@@ -33,8 +34,8 @@ async function orphanGroup(command = 'sleep 60 & echo $$'): Promise<number> {
   return Number(line.trim());
 }
 
-function recordStarted(runDir: string, key: string, pgid: number, startTime: string | null): void {
-  appendFileSync(join(runDir, PROCESSES_FILE), `${JSON.stringify({ v: 1, event: 'started', key, pgid, startTime, bootId: bootId() ?? null, at: new Date().toISOString() })}\n`);
+function recordStarted(runDir: string, key: string, pgid: number, startTime: string | null, boot: string | null = bootId() ?? null): void {
+  appendFileSync(join(runDir, PROCESSES_FILE), `${JSON.stringify({ v: 1, event: 'started', key, pgid, startTime, bootId: boot, at: new Date().toISOString() })}\n`);
 }
 
 /** The pgid the group's leader wrote to `file` (its `$$`). */
@@ -108,24 +109,45 @@ describe('orphans a dead host left', () => {
     expect(openGroups(run.runDir)).toEqual([]);
   });
 
-  it.runIf(process.platform === 'linux')('a record whose start time does not fit the live group (a reused PID) is left alone', async () => {
-    // A leader that is alive with another start time; and a group whose processes all started before the recorded leader.
-    const leader = await orphanGroup('echo $$; exec sleep 60');
-    const leaderless = await orphanGroup();
+  it.runIf(process.platform === 'linux')('a record whose start time does not fit the live leader (a reused PID) is gone, and its group is left alone', async () => {
+    const leader = await orphanGroup();
     try {
       const run = await pausedRun('reused', 'echo ok');
       recordStarted(run.runDir, '|1:98#0', leader, String(BigInt(processStartTime(leader)!) + 1n));
-      recordStarted(run.runDir, '|1:99#0', leaderless, String(BigInt(processStartTime(process.pid)!) + 10n ** 9n));
       const resumed = await h.engine.resume(run.cwd, run.runId);
       expect((await resumed.outcome).state).toBe('completed');
       expect(groupAlive(leader)).toBe(true);
-      expect(groupAlive(leaderless)).toBe(true);
       expect(h.runEvents(run.runDir).filter((entry) => entry['type'] === 'warning')).toEqual([]);
       const ended = readJsonLines(join(run.runDir, PROCESSES_FILE)).filter((record) => record['by'] === 'orphan-gone');
-      expect(ended.map((record) => record['pgid']).sort()).toEqual([leader, leaderless].sort());
+      expect(ended.map((record) => record['pgid'])).toEqual([leader]);
     } finally {
       process.kill(-leader, 'SIGKILL');
-      process.kill(-leaderless, 'SIGKILL');
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('a record that cannot be proved (no start time, no boot ID, start time "0", a leader gone) signals nothing and is reported', async () => {
+    // Live groups of other processes, as a forged or foreign record could name them; the last has no leader any more.
+    const [noStart, noBoot, zero, leaderless] = await Promise.all([orphanGroup(), orphanGroup(), orphanGroup('sleep 60 & echo $$'), orphanGroup('sleep 60 & echo $$')]);
+    const groups = [noStart, noBoot, zero, leaderless];
+    try {
+      const run = await pausedRun('unproved', 'echo ok');
+      recordStarted(run.runDir, '|1:90#0', noStart, null);
+      recordStarted(run.runDir, '|1:91#0', noBoot, processStartTime(noBoot) ?? null, null);
+      recordStarted(run.runDir, '|1:92#0', zero, '0');
+      recordStarted(run.runDir, '|1:93#0', leaderless, String(BigInt(processStartTime(process.pid)!)));
+      const resumed = await h.engine.resume(run.cwd, run.runId);
+      expect(await resumed.outcome).toMatchObject({ state: 'completed', value: 'ok\n' });
+      for (const pgid of groups) expect(groupAlive(pgid), `group ${pgid}`).toBe(true);
+      const warnings = h.runEvents(run.runDir).filter((entry) => entry['type'] === 'warning');
+      expect(warnings.map((entry) => (entry['details'] as { pgid: number }).pgid).sort()).toEqual([...groups].sort());
+      for (const warning of warnings) {
+        expect(warning['details']).toMatchObject({ kind: 'shell-orphan', action: 'unverifiable', runId: run.runId });
+        expect(String(warning['message'])).toMatch(/cannot be proved to be that shell's .*they were left alone/);
+      }
+      const ended = readJsonLines(join(run.runDir, PROCESSES_FILE)).filter((record) => record['by'] === 'orphan-unverifiable');
+      expect(ended.map((record) => record['pgid']).sort()).toEqual([...groups].sort());
+    } finally {
+      for (const pgid of groups) process.kill(-pgid, 'SIGKILL');
     }
   });
 

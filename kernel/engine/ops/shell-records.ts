@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { WorkflowError, messageOf } from '../../errors.js';
 import { createAjv } from '../../json-schema.js';
 import { bootId, readProcStat } from '../../process-identity.js';
-import { groupAlive, groupMembers, GROUP_GRACE_MS, stopGroup } from '../../process-groups.js';
+import { groupAlive, GROUP_GRACE_MS, stopGroup } from '../../process-groups.js';
 import { runDirectory } from '../../store/index.js';
 import { appendRunEvent } from '../run-log.js';
 import type { RunSnapshot } from '../snapshot.js';
@@ -47,7 +47,7 @@ interface EndedGroup {
   readonly pgid: number;
   readonly at: string;
   /** Who saw it end: the shell call itself, or a later process that stopped an orphan or found it gone. */
-  readonly by: 'shell' | 'orphan-stopped' | 'orphan-gone';
+  readonly by: 'shell' | 'orphan-stopped' | 'orphan-gone' | 'orphan-unverifiable';
 }
 
 type GroupRecord = StartedGroup | EndedGroup;
@@ -156,21 +156,25 @@ function ownGroup(): number | undefined {
 }
 
 /**
- * Whether the recorded group still runs: its leader is the recorded process,
- * or (the leader gone) processes of that group that started after it remain.
- * A PID cannot be given to a new process while a group of that number has
- * members, so a reused leader PID means the recorded group is gone.
+ * What is known of a recorded group now. It is `running` only when every
+ * identity field is present and matches on this host: this boot, and a live
+ * leader with the recorded PID, start time and group (a record without them,
+ * written elsewhere or forged, never names a process to signal). It is
+ * `gone` when nothing of that number runs, or it ran in another boot, or its
+ * PID now names another process. A group whose leader has exited while
+ * processes of that number remain cannot be told from a stranger's:
+ * `unverifiable`, reported and never signalled.
  */
-export function groupStillRuns(record: StartedGroup): boolean {
-  if (record.pgid === process.pid || record.pgid === ownGroup()) return false;
+export function groupStatus(record: StartedGroup): 'running' | 'gone' | 'unverifiable' {
+  // This process's own group is never the recorded shell's (each shell gets a group of its own).
+  if (record.pgid === process.pid || record.pgid === ownGroup()) return 'gone';
   const boot = bootId();
-  if (record.bootId !== null && boot !== undefined && record.bootId !== boot) return false;
-  if (record.startTime === null) return groupAlive(record.pgid);
+  if (record.bootId !== null && boot !== undefined && record.bootId !== boot) return 'gone';
+  if (!groupAlive(record.pgid)) return 'gone';
+  if (record.startTime === null || record.bootId === null || boot === undefined) return 'unverifiable';
   const leader = readProcStat(record.pgid);
-  if (leader !== undefined && leader.state !== 'Z') return leader.startTime === record.startTime && leader.pgrp === record.pgid;
-  const members = groupMembers(record.pgid) ?? [];
-  const started = BigInt(record.startTime);
-  return members.length > 0 && members.every((pid) => BigInt(readProcStat(pid)?.startTime ?? '0') >= started);
+  if (leader === undefined || leader.state === 'Z') return 'unverifiable';
+  return leader.startTime === record.startTime && leader.pgrp === record.pgid ? 'running' : 'gone';
 }
 
 export interface OrphanSource {
@@ -195,12 +199,23 @@ export async function stopOrphanGroups(sources: readonly OrphanSource[]): Promis
   const found = sources.flatMap((source) => openGroups(source.runDir).map((record) => ({ source, record })));
   await Promise.all(
     found.map(async ({ source, record }) => {
-      if (!groupStillRuns(record)) {
+      const status = groupStatus(record);
+      const where = `shell ${record.key} of run ${source.runId}`;
+      if (status === 'gone') {
         recordGroupEnded(source.runDir, record.key, record.pgid, 'orphan-gone');
         return;
       }
+      if (status === 'unverifiable') {
+        recordGroupEnded(source.runDir, record.key, record.pgid, 'orphan-unverifiable');
+        appendRunEvent(source.runDir, {
+          at: new Date().toISOString(),
+          type: 'warning',
+          message: `${where} recorded process group ${record.pgid}, and processes of that number run, but they cannot be proved to be that shell's (its leader has exited, or the record lacks its start time or boot ID); they were left alone. If they are the command's, end them before the run goes on`,
+          details: { kind: 'shell-orphan', action: 'unverifiable', runId: source.runId, key: record.key, pgid: record.pgid },
+        });
+        return;
+      }
       const stopped = await stopGroup(record.pgid, GROUP_GRACE_MS);
-      const where = `shell ${record.key} of run ${source.runId}`;
       if (!stopped) {
         throw new WorkflowError('RESUME_INCOMPATIBLE', `process group ${record.pgid} of ${where} is still running after SIGKILL; the command must not run again beside it. Try again once it has ended.`, {
           pgid: record.pgid,
