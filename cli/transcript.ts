@@ -4,12 +4,15 @@
  * assistant messages, tool calls with their arguments, tool results, model
  * changes, compactions and summaries. Only the current branch (root to the
  * last entry) unless `--all`; every text is cut to `--max-chars`; thinking is
- * shown by size only; images by type and size.
+ * shown by size only; images by type and size. The file is read bounded
+ * (session-read.ts): a regular file only, at most 16 MB of it, its end for
+ * `--tail`.
  */
 import { resolve } from 'node:path';
 import { printable, printableLines } from '../lib/terminal-text.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { currentBranch, readSessionFile, type ContentBlock, type SessionEntry } from '../lib/transcripts/session-file.js';
+import { currentBranch, type ContentBlock, type SessionEntry } from '../lib/transcripts/session-file.js';
+import { readSessionBounded, type SessionRead } from '../lib/transcripts/session-read.js';
 
 const DEFAULT_MAX_CHARS = 2000;
 
@@ -103,6 +106,15 @@ export function formatItem(item: TranscriptItem): string {
   return lines.join('\n');
 }
 
+/** What a partial read left out, in words. */
+function windowNote(file: SessionRead): string | undefined {
+  if (file.window === undefined) return undefined;
+  const { part, bytes } = file.window;
+  return part === 'start'
+    ? `(the session file has ${file.size} bytes; only its first ${bytes} are read: --tail <n> shows its end)`
+    : `(the session file has ${file.size} bytes; only its header and last ${bytes} are read; --all and the branch start there)`;
+}
+
 function positive(text: string | undefined, name: string, fallback: number | undefined): number | undefined {
   if (text === undefined) return fallback;
   if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${name} takes a positive whole number, not "${text}"`);
@@ -113,16 +125,18 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const max = positive(stringOption(parsed, 'max-chars'), '--max-chars', DEFAULT_MAX_CHARS) ?? DEFAULT_MAX_CHARS;
   const tail = positive(stringOption(parsed, 'tail'), '--tail', undefined);
   const path = resolve(io.cwd, parsed.positionals[0] ?? '');
-  const file = readSessionFile(path);
+  const file = readSessionBounded(path, { fromEnd: tail !== undefined });
   const entries = flag(parsed, 'all') ? file.entries : currentBranch(file.entries);
   const all = transcriptItems(entries, max);
   const items = tail === undefined ? all : all.slice(-tail);
   if (flag(parsed, 'json')) {
-    printJson(io, { header: file.header, items, omitted: all.length - items.length, problems: file.problems });
+    printJson(io, { header: file.header, items, omitted: all.length - items.length, problems: file.problems, ...(file.window === undefined ? {} : { window: { ...file.window, size: file.size } }) });
     return EXIT_OK;
   }
   const { header } = file;
   io.stdout(`${printable(`session ${header.id} (version ${header.version ?? 1}), cwd ${header.cwd}, started ${header.timestamp}`)}\n`);
+  const note = windowNote(file);
+  if (note !== undefined) io.stdout(`${note}\n`);
   if (all.length > items.length) io.stdout(`(${all.length - items.length} earlier item(s) left out by --tail)\n`);
   for (const item of items) io.stdout(`${formatItem(item)}\n`);
   for (const problem of file.problems) io.stderr(`warning: line ${problem.line}: ${printable(problem.message)}\n`);
@@ -141,7 +155,9 @@ Shows user and assistant messages (with the model), tool calls and their
 arguments, tool results (marked when they failed), shell commands, model and
 thinking-level changes, compactions and summaries. Thinking and images are
 shown by size. Every line of the file is validated; a line that is not a valid
-entry is named in a warning and skipped. Pi keeps session files under
+entry is named in a warning and skipped. At most 16 MB of the file is read:
+its start, or with --tail its header and its end (the output says so); only
+a regular file is read. Pi keeps session files under
 <agent dir>/sessions/; workflow agents' are in a workflows/<run-id>/ folder
 of the run's project there (wfcli inspect names each attempt's file).`,
   options: { all: { type: 'boolean' }, tail: { type: 'string' }, 'max-chars': { type: 'string' }, ...JSON_OPTION },

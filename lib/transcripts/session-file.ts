@@ -1,11 +1,10 @@
 /**
- * Reads a Pi session file (JSONL, version 3; Pi's docs/session-format.md): a
+ * Parses a Pi session file (JSONL, version 3; Pi's docs/session-format.md): a
  * `session` header line, then entries linked into a tree by `id`/`parentId`.
  * Every line is validated with ajv; a line that is not JSON or not a valid
  * entry is reported and skipped, never guessed at. Unknown entry types and
  * message roles are kept as such (Pi adds them over time).
  */
-import { readFileSync } from 'node:fs';
 // Not the kernel's index: `wfcli transcript` reads a session file without loading the engine.
 import { WorkflowError, messageOf } from '../../kernel/errors.js';
 import { compileOnFirstUse, formatAjvErrors, lazyAjv } from '../../kernel/json-schema.js';
@@ -128,16 +127,6 @@ export function parseSessionFile(content: string, where: string): SessionFile {
   });
   if (header === undefined) throw new WorkflowError('INVALID_METADATA', `${where} is empty: a Pi session file starts with a session header`, { path: where });
   return { header, entries, problems };
-}
-
-export function readSessionFile(path: string): SessionFile {
-  let content: string;
-  try {
-    content = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new WorkflowError('INVALID_METADATA', `Cannot read session file ${path}: ${messageOf(error)}`, { path });
-  }
-  return parseSessionFile(content, path);
 }
 
 /** The entries from the root to the last one (Pi's leaf when it opens the file), in order. */

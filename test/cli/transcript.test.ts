@@ -2,8 +2,12 @@
  * Pi session files (lib/transcripts/session-file.ts) and their transcript view
  * (cli/transcript.ts): validation line by line, the current branch, bounds.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { currentBranch, parseSessionFile } from '../../lib/transcripts/session-file.js';
+import { readSessionBounded } from '../../lib/transcripts/session-read.js';
 import { bound, formatItem, transcriptItems } from '../../cli/transcript.js';
 import { thrownBy } from '../support/engine-harness.js';
 
@@ -63,5 +67,51 @@ describe('Pi session files', () => {
     const items = transcriptItems(parseSessionFile(FILE, 'f.jsonl').entries, 5);
     expect(items.find((item) => item.id === 't1')).toMatchObject({ text: 'line … (12 more characters)', tool: { name: 'read', callId: 'c1', isError: false } });
     expect(items.find((item) => item.id === 'a1')?.toolCalls).toEqual([{ id: 'c1', name: 'read', arguments: '{"pat… (14 more characters)' }]);
+  });
+});
+
+describe('bounded reads of a session file', () => {
+  const withFile = (content: string, check: (file: string) => void): void => {
+    const dir = mkdtempSync(join(tmpdir(), 'wf-session-read-'));
+    try {
+      const file = join(dir, 's.jsonl');
+      writeFileSync(file, content);
+      check(file);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('reads a file within the limit whole, and a larger one by whole lines from its start or, with the header, its end', () => {
+    withFile(FILE, (file) => {
+      const whole = readSessionBounded(file);
+      expect(whole.window).toBeUndefined();
+      expect(whole.entries.map((entry) => entry.id)).toEqual(parseSessionFile(FILE, file).entries.map((entry) => entry.id));
+      const size = Buffer.byteLength(FILE);
+      // About half the file: the start stops at a whole line, the end starts after one.
+      // FILE is ASCII: characters are bytes.
+      const half = Math.floor(size / 2);
+      const start = readSessionBounded(file, { maxBytes: half });
+      expect(start.window).toEqual({ part: 'start', bytes: FILE.lastIndexOf('\n', half - 1) + 1 });
+      const ids = (text: string) => parseSessionFile(text, 'x').entries.map((entry) => entry.id);
+      expect(start.entries.map((entry) => entry.id)).toEqual(ids(FILE.slice(0, FILE.lastIndexOf('\n', half - 1) + 1)));
+      expect(start.entries.length).toBeGreaterThan(1);
+      const end = readSessionBounded(file, { maxBytes: 400, fromEnd: true });
+      expect(end.header.id).toBe('sess-1');
+      expect(end.window).toMatchObject({ part: 'end' });
+      const endText = FILE.slice(size - 400);
+      expect(end.entries.map((entry) => entry.id)).toEqual(ids(`${HEADER}\n${endText.slice(endText.indexOf('\n') + 1)}`));
+      expect(end.entries.map((entry) => entry.id).at(-1)).toBe('a2');
+      expect(end.size).toBe(size);
+      // An end window that would reach back into the header starts right after it.
+      expect(readSessionBounded(file, { maxBytes: size - 10, fromEnd: true }).entries.map((entry) => entry.id)).toEqual(whole.entries.map((entry) => entry.id));
+    });
+  });
+
+  it('refuses what is not a regular file, and a header line longer than the window', () => {
+    expect(thrownBy(() => readSessionBounded('/dev/null'))).toMatchObject({ code: 'INVALID_METADATA', message: expect.stringContaining('/dev/null is not a regular file') });
+    expect(thrownBy(() => readSessionBounded(tmpdir()))).toMatchObject({ code: 'INVALID_METADATA', message: expect.stringContaining('is not a regular file') });
+    expect(thrownBy(() => readSessionBounded(join(tmpdir(), 'no-such-session.jsonl')))).toMatchObject({ code: 'INVALID_METADATA', message: expect.stringContaining('Cannot read session file') });
+    withFile(FILE, (file) => expect(thrownBy(() => readSessionBounded(file, { maxBytes: 20 }))).toMatchObject({ message: expect.stringContaining('its first line is longer than 20 bytes') }));
   });
 });
