@@ -9,7 +9,8 @@
  * invokes, are searched), since an exported launcher runs headless. The
  * launcher appears whole or not at all: written to a temp file and then
  * linked into place, which fails if the output exists, unless `--force`
- * (then renamed over it).
+ * (then renamed over it); a device, FIFO or socket is never replaced
+ * (output-path.ts), and `--output -` prints the launcher instead.
  */
 import { existsSync, linkSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -17,6 +18,7 @@ import { WorkflowError, loadingRegistry, writeFileAtomic } from '../kernel/index
 import { findPackage } from '../plugins/host/package-info.js';
 import { checkpointingFunction, headlessCheckpointError } from '../plugins/host/headless-checkpoints.js';
 import { EXIT_OK, UsageError, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
+import { STDOUT_OUTPUT, checkOutputPath } from './output-path.js';
 import { withLocalSession } from './session.js';
 
 const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -55,6 +57,7 @@ function isDirectory(path: string): boolean {
  */
 export function writeLauncher(path: string, content: string, force: boolean): void {
   if (isDirectory(path)) throw directoryError(path);
+  checkOutputPath(path, 'file');
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (error) {
@@ -108,9 +111,15 @@ export function launcherTarget(parsed: ParsedCommand, io: CliIo, kind: 'file' | 
   const workflow = parsed.positionals[0] ?? '';
   const command = stringOption(parsed, 'name') ?? workflow;
   if (!COMMAND_NAME.test(command)) throw new UsageError(`"${command}" cannot be a command name: use letters, digits, ".", "_" and "-"`);
-  const output = resolve(io.cwd, stringOption(parsed, 'output') ?? command);
+  const option = stringOption(parsed, 'output');
   const force = flag(parsed, 'force');
+  if (option === STDOUT_OUTPUT) {
+    if (kind === 'directory') throw new UsageError('--output - is for commands that write one file; a bundle is a directory: give its path');
+    return { workflow, command, output: STDOUT_OUTPUT, force };
+  }
+  const output = resolve(io.cwd, option ?? command);
   if (kind === 'file' && isDirectory(output)) throw directoryError(output);
+  checkOutputPath(output, kind);
   if (!force && existsSync(output)) throw existsError(output);
   return { workflow, command, output, force };
 }
@@ -130,8 +139,12 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const { workflow, command, output, force } = launcherTarget(parsed, io, 'file');
   return withLocalSession(io, {}, async () => {
     requireHeadlessWorkflow(workflow);
-    writeLauncher(output, launcherScript({ command, workflow, node: process.execPath, wfcli: wfcliPath() }), force);
-    io.stdout(`${output}\n`);
+    const script = launcherScript({ command, workflow, node: process.execPath, wfcli: wfcliPath() });
+    if (output === STDOUT_OUTPUT) io.stdout(script);
+    else {
+      writeLauncher(output, script, force);
+      io.stdout(`${output}\n`);
+    }
     return EXIT_OK;
   });
 }
@@ -141,8 +154,9 @@ export const exportCommand: CommandSpec = {
   usage: ['wfcli export <workflow-name> [--name <command>] [--output <path>] [--force]'],
   help: `  --name <command>   the launcher's name (default: the workflow name)
   --output <path>    where to write it (default: ./<command>); missing parent
-                     directories are created
-  --force            replace an existing file (never a directory)
+                     directories are created; - prints the launcher instead
+  --force            replace an existing file (never a directory, device,
+                     FIFO or socket)
 
 The launcher is an executable sh script that forwards all its arguments to
 "wfcli run <workflow-name>" with this Node and this wfcli: launcher options

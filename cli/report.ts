@@ -5,16 +5,23 @@
  * (lib/trajectory/report.ts). It opens offline and makes no request.
  * Reads the run store and the transcripts only (no Pi session); the viewer's
  * code loads only when this command runs. The file is written atomically,
- * mode 0600: a report holds what the transcripts hold.
+ * mode 0600: a report holds what the transcripts hold; `--output -` writes it
+ * to standard output, and a device, FIFO or socket is never replaced
+ * (output-path.ts).
  */
 import { resolve } from 'node:path';
 import { readRunLock, shownSnapshot, summarize, writeFileAtomic } from '../kernel/index.js';
 import { EXIT_OK, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
+import { STDOUT_OUTPUT, checkOutputPath } from './output-path.js';
 import { findStoredRun } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
+  const option = stringOption(parsed, 'output');
+  const output = option === STDOUT_OUTPUT ? undefined : resolve(io.cwd, option ?? `${runId}.html`);
+  // Refused before anything is read.
+  if (output !== undefined) checkOutputPath(output, 'file');
   const { runDir, snapshot } = findStoredRun(io, runId);
   const [{ buildModel }, { reportHtml, runTranscripts }] = await Promise.all([import('../lib/trajectory/model.js'), import('../lib/trajectory/report.js')]);
   const executing = readRunLock(runDir) !== undefined;
@@ -22,10 +29,13 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const model = buildModel(summarize(shownSnapshot(snapshot, runDir, executing), executing), runDir);
   const transcripts = flag(parsed, 'no-transcripts') ? undefined : runTranscripts(model, runDir);
   const html = reportHtml({ v: 1, generatedAt: new Date().toISOString(), model, ...(transcripts === undefined ? {} : { transcripts }) });
-  const output = resolve(io.cwd, stringOption(parsed, 'output') ?? `${runId}.html`);
-  writeFileAtomic(output, html, 0o600, { durable: false });
   const what = transcripts === undefined ? 'without transcripts' : `${transcripts.length} transcript(s)`;
-  io.stdout(`${printable(output)}\n`);
+  if (output === undefined) io.stdout(html);
+  else {
+    checkOutputPath(output, 'file');
+    writeFileAtomic(output, html, 0o600, { durable: false });
+    io.stdout(`${printable(output)}\n`);
+  }
   io.stderr(`Report of run ${printable(runId)} (${model.agents.length} agent(s), ${what}). It may hold secrets an agent saw: share it with care.\n`);
   return EXIT_OK;
 }
@@ -33,14 +43,16 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 export const reportCommand: CommandSpec = {
   name: 'report',
   usage: ['wfcli report <run-id> [--output <file>] [--no-transcripts]'],
-  help: `  --output <file>   where to write it (default ./<run-id>.html; replaced if it exists)
+  help: `  --output <file>   where to write it (default ./<run-id>.html; a file there is
+                    replaced, a device, FIFO or socket never); - for standard output
   --no-transcripts  leave the agents' transcripts out
 
 Any run of this project, whichever session launched it. The file opens in a
 browser without a network: the viewer's page with everything inline, a
 strict Content-Security-Policy, and no request of any kind. With transcripts
 it holds the agents' prompts, answers, tool calls and output, and so any
-secret they saw: it is written 0600. Prints the file's path.`,
+secret they saw: it is written 0600. Prints the file's path (with
+--output -, the report itself).`,
   options: { output: { type: 'string' }, 'no-transcripts': { type: 'boolean' } },
   positionals: { min: 1, max: 1 },
   run,

@@ -9,6 +9,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { existsError } from '../export.js';
+import { checkOutputPath } from '../output-path.js';
 import { PACKAGE_NAME } from '../../plugins/host/package-info.js';
 
 export const LAUNCHER_MODULE = 'launcher.mjs';
@@ -116,6 +117,8 @@ export function writeBundleDirectory(output: string, files: readonly BundleFile[
       }
     }
     if (!force) throw existsError(output);
+    // Never a device, FIFO or socket: moving one aside and deleting it would remove it for good.
+    checkOutputPath(output, 'directory');
     // The old output moves aside first, so a failure leaves one of the two whole.
     const old = `${temp}.old`;
     renameSync(output, old);
