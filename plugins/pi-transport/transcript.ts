@@ -13,22 +13,22 @@ import { WorkflowError, isWorkflowError, messageOf } from '../../kernel/index.js
 import { dirname } from 'node:path';
 import { ensureRunTranscriptDir } from '../../lib/transcripts/location.js';
 
-/** Run folders checked in this process: a run's later attempts skip the mkdir and checks (a folder removed since is made again on write). */
-const ready = new Set<string>();
-
+/**
+ * Made if missing and checked (a real folder of ours, no link) at every
+ * attempt and again right before its file is written: a script's shell may
+ * swap the folder for a link between two attempts (issue 35).
+ */
 function ensureFolder(dir: string): void {
   try {
     ensureRunTranscriptDir(dir);
   } catch (error) {
     throw new WorkflowError('AGENT_FAILED', `the agent's transcript folder ${dir} cannot be used: ${messageOf(error)}`, { path: dir });
   }
-  if (ready.size > 1000) ready.clear();
-  ready.add(dir);
 }
 
 /** A manager for a new session in `dir`; nothing is on disk before `writeTranscript`. */
 export function transcriptManager(cwd: string, dir: string): SessionManager {
-  if (!ready.has(dir)) ensureFolder(dir);
+  ensureFolder(dir);
   return SessionManager.create(cwd, dir);
 }
 
@@ -38,14 +38,9 @@ export function writeTranscript(manager: SessionManager): string {
   const header = manager.getHeader();
   if (file === undefined || header === null) throw new WorkflowError('AGENT_FAILED', 'the Pi session has no session file to write');
   const text = [header, ...manager.getEntries()].map((entry) => `${JSON.stringify(entry)}\n`).join('');
+  ensureFolder(dirname(file));
   try {
-    try {
-      writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      ensureFolder(dirname(file));
-      writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
-    }
+    writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     if (isWorkflowError(error)) throw error;
     throw new WorkflowError('AGENT_FAILED', `the agent's transcript ${file} cannot be written: ${messageOf(error)}`, { path: file });

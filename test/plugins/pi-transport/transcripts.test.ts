@@ -131,4 +131,28 @@ describe('transcripts of Pi transport attempts', () => {
       renameSync(`${runs}.kept`, runs);
     }
   });
+
+  it("checks the run's folder at every attempt: swapped for a link after the first, the second attempt fails and writes nothing there", async () => {
+    const target = join(dir.root, 'swapped-target');
+    mkdirSync(target);
+    const runs = join(defaultPiSessionDir(dir.cwd, dir.agentDir), 'workflows');
+    dir.faux.setResponses([submit('first'), submit('second')]);
+    // The newest run folder is this run's: its first attempt has just written there.
+    const swap = `f=$(ls -td '${runs}'/*/ | head -1); f=\${f%/}; mv "$f" "$f.moved" && ln -s '${target}' "$f"`;
+    const handle = await engine.launch({
+      name: 'swapped',
+      cwd: dir.cwd,
+      script: `const one = await agent('PROMPT-ONE', { model: '${dir.model()}' });
+await shell(${JSON.stringify(swap)});
+try { return [one, await agent('PROMPT-TWO', { model: '${dir.model()}' })]; } catch (e) { return [one, e.code, e.message]; }`,
+    });
+    const outcome = await handle.outcome;
+    expect(outcome.state).toBe('completed');
+    const [one, code, message] = outcome.value as [string, string, string];
+    expect(one).toBe('first');
+    expect(code).toBe('AGENT_FAILED');
+    expect(message).toMatch(/transcript folder .* cannot be used/);
+    expect(readdirSync(target)).toEqual([]);
+  });
 });
+
