@@ -6,7 +6,8 @@
  * - A time-out ends the call in time whatever the command's children do, a
  *   shell that leaves a daemon returns when the shell exits, and no process
  *   of either is left (checked in /proc, zombies excepted: they have
- *   ended and wait for init).
+ *   ended and wait for init). A process that leaves the group and never stops
+ *   writing to the pipes holds no call for ever (issue 35).
  * - SIGTERM or Ctrl-C of `wfcli run` mid-shell exits within 4 s with the
  *   resume hint and leaves no process behind.
  * - After `kill -9` of the host mid-shell, `wfcli resume` ends the orphan
@@ -149,6 +150,37 @@ return { timedOut, daemon: daemon.stdout };`;
     const pids = [...(await pidsIn(join(cwd, 'timeout.pids'), 2, 0)), ...(await pidsIn(join(cwd, 'daemon.pids'), 1, 0))];
     expect(pids.length).toBeGreaterThanOrEqual(2);
     expect(stillRunning(pids, runDir)).toEqual([]);
+  });
+
+  it('a process that left the group and keeps writing to the pipes holds no call past its time-out, nor one without a time-out for ever', async () => {
+    // setsid: a session of its own, so the group's stop does not reach it; it prints every 10 ms and never goes quiet.
+    const escaped = (file: string) => `setsid sh -c 'echo $$ > ${file}; while :; do printf .; sleep 0.01; done' & sleep 0.5; echo started`;
+    const source = `const timed = await shell(${JSON.stringify(escaped('escaped-timed.pid'))}, { timeoutMs: 2000 });
+const untimed = await shell(${JSON.stringify(escaped('escaped-untimed.pid'))});
+return [timed.exitCode, timed.stdout.includes('started'), untimed.exitCode, untimed.stdout.includes('started')];`;
+    const run = wfcli(['run', '--script', script('escaped.js', source)]);
+    const escapedPids = [...(await pidsIn(join(cwd, 'escaped-timed.pid'), 1)), ...(await pidsIn(join(cwd, 'escaped-untimed.pid'), 1))];
+    try {
+      const ended = await run.ended;
+      expect(ended.code, ended.stderr).toBe(0);
+      // The shell's own result: it exited 0 having printed "started"; what the escaped process wrote until then comes with it.
+      expect(JSON.parse(ended.stdout)).toEqual([0, true, 0, true]);
+      const [timedCall, untimedCall] = lines(join(runDirOf(RUN_ID.exec(ended.stderr)![1]!), 'calls.jsonl'));
+      const took = (call: Record<string, unknown> | undefined) => Date.parse(String(call?.['endedAt'])) - Date.parse(String(call?.['startedAt']));
+      // Bounded by the time-out (2 s) plus the grace (2 s), and by the drain plus the grace without one: far below a hang.
+      expect(took(timedCall)).toBeLessThan(15_000);
+      expect(took(untimedCall)).toBeLessThan(15_000);
+    } finally {
+      // A process that leaves the group on purpose is the user's (docs/runs.md): the test ends its own.
+      for (const pid of await pidsIn(join(cwd, 'escaped-untimed.pid'), 1, 0)) if (!escapedPids.includes(pid)) escapedPids.push(pid);
+      for (const pid of escapedPids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('%s of wfcli run mid-shell exits promptly with the resume hint, leaving no process behind', async (signal) => {

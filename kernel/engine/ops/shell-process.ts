@@ -30,6 +30,12 @@ import { forgetGroup, GROUP_GRACE_MS, GROUPS_SUPPORTED, groupAlive, signalGroup,
 export const DRAIN_MS = 200;
 /** How long the host waits for more output once the group is gone (only processes that left the group can still hold the pipes). */
 const CLOSE_MS = 100;
+/**
+ * The longest the host reads pipes a process outside the group holds once the
+ * group is gone: one that keeps writing is never quiet for CLOSE_MS, so it
+ * would hold the call for ever (issue 35). A time-out cuts it shorter.
+ */
+const HELD_PIPES_MS = GROUP_GRACE_MS;
 
 /** What a later process needs to find the group again. */
 export interface ShellGroup {
@@ -120,6 +126,9 @@ class ShellRun {
   #drain: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
   #done = false;
+  /** The time-out passed after the shell exited: the output is taken as it is, at once. */
+  #timedOutAfterExit = false;
+  #restStopping = false;
   readonly #exited: Promise<void>;
   #onExited!: () => void;
 
@@ -189,7 +198,10 @@ class ShellRun {
 
   #onTimeout = (): void => {
     // A shell that already exited keeps its result; the time-out only cuts the drain short.
-    if (this.#exit !== undefined && this.#cut === undefined) return this.#stopRest();
+    if (this.#exit !== undefined && this.#cut === undefined) {
+      this.#timedOutAfterExit = true;
+      return this.#stopRest();
+    }
     this.#end({ kind: 'timeout' });
   };
 
@@ -223,20 +235,24 @@ class ShellRun {
 
   /** The shell exited, but processes it left hold the pipes: stop them, then take the output as it is. */
   #stopRest(): void {
-    if (this.#cut !== undefined || this.#done) return;
+    if (this.#cut !== undefined || this.#done || this.#restStopping) return;
+    this.#restStopping = true;
     clearTimeout(this.#drain);
     void this.#stop().then(async () => {
       const { stdout, stderr } = this.#out;
       // What the group wrote before it ended is still read: only a process that left the group can hold the pipes
       // now, and the host waits for it no longer than CLOSE_MS without data (checked after the poll phase, so a
-      // busy event loop cannot make output already in the pipes look late).
-      let quietSince = performance.now();
+      // busy event loop cannot make output already in the pipes look late), HELD_PIPES_MS in all, and not at all
+      // once the time-out passed.
+      const began = performance.now();
+      let quietSince = began;
       let seen = this.#bytes;
-      while (!(stdout.ended && stderr.ended) && this.#cut === undefined) {
+      while (!(stdout.ended && stderr.ended) && this.#cut === undefined && !this.#timedOutAfterExit) {
         await sleep(10);
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.#bytes !== seen) [seen, quietSince] = [this.#bytes, performance.now()];
         else if (performance.now() - quietSince >= CLOSE_MS) break;
+        if (performance.now() - began >= HELD_PIPES_MS) break;
       }
       if (this.#cut !== undefined) return;
       this.#child.stdout.destroy();
