@@ -5,7 +5,6 @@
  * artifacts are. Read-only and lock-free, like loading a lineage; a journal
  * that cannot be read is reported, never thrown.
  */
-export type { IncompleteAgent, ReplayablePath, RunDiagnostics } from '../contracts/engine-api.js';
 import type { RunDiagnostics } from '../contracts/engine-api.js';
 import { join } from 'node:path';
 import { messageOf } from '../errors.js';

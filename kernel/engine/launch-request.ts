@@ -14,8 +14,6 @@ import { rejectLegacyLaunchField } from '../settings/index.js';
 // Build-time compiled (launch-schema.ts): ajv's own code for the schema, errors included.
 const validate = compiledLaunchRequest as unknown as PrecompiledValidator<unknown>;
 
-export type { LaunchRequest } from '../contracts/engine-api.js';
-
 export interface CheckedLaunch extends LaunchRequest {
   readonly cwd: string;
   readonly source: string;

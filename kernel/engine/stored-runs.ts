@@ -3,7 +3,6 @@
  * checkpoint decision kept for its resume, the decision on a plugin's
  * proposal, a stop, the move of a dead host's run to `interrupted`.
  */
-export type { CheckpointAnswer, ProposalAnswer } from '../contracts/engine-api.js';
 import type { CheckpointAnswer } from '../contracts/engine-api.js';
 import { WorkflowError } from '../errors.js';
 import type { ProposalRecord } from '../contracts/run-access.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createKernel, type Kernel } from '../../kernel/kernel.js';
 import type { KernelPlugin } from '../../kernel/plugin-api.js';
 import { WorkflowEngine, type EngineOptions, type RunHandle, type RunOutcome } from '../../kernel/engine/engine.js';
-import type { LaunchRequest } from '../../kernel/engine/launch-request.js';
+import type { LaunchRequest } from '../../kernel/contracts/engine-api.js';
 import type { RunSnapshot } from '../../kernel/engine/snapshot.js';
 import type { WorkflowEvent } from '../../kernel/events.js';
 import type { JsonValue } from '../../kernel/json.js';

@@ -170,11 +170,11 @@ export function groupStatus(record: StartedGroup): 'running' | 'gone' | 'unverif
   if (record.pgid === process.pid || record.pgid === ownGroup()) return 'gone';
   const boot = bootId();
   if (record.bootId !== null && boot !== undefined && record.bootId !== boot) return 'gone';
-  if (!groupAlive(record.pgid)) return 'gone';
-  if (record.startTime === null || record.bootId === null || boot === undefined) return 'unverifiable';
+  // The leader first: one /proc read. Only without a live leader of that group is the whole of /proc scanned.
   const leader = readProcStat(record.pgid);
-  if (leader === undefined || leader.state === 'Z') return 'unverifiable';
-  return leader.startTime === record.startTime && leader.pgrp === record.pgid ? 'running' : 'gone';
+  if (leader === undefined || leader.state === 'Z' || leader.pgrp !== record.pgid) return groupAlive(record.pgid) ? 'unverifiable' : 'gone';
+  if (record.startTime === null || record.bootId === null || boot === undefined) return 'unverifiable';
+  return leader.startTime === record.startTime ? 'running' : 'gone';
 }
 
 export interface OrphanSource {
