@@ -64,6 +64,8 @@ export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from '
 export type { ListProblem, LockOwner, RunEntry } from './store/index.js';
 // Reading run files as the store does: never through a link, never a FIFO or a device, bounded (docs/storage.md).
 export { READ_LIMITS, entryKind, readRegular, readRegularIfExists, readResultText } from './store/index.js';
+// A host fault writing a file the run owns outside the store (an agent's transcript) halts the run like a store write.
+export { errnoCode, writeFailed } from './store/index.js';
 export { checkStoredRun, shownSnapshot } from './engine/stored-run-queries.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
 export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';

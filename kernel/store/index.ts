@@ -44,6 +44,7 @@ export {
   checkDirectory,
   damagedEntry,
   entryKind,
+  errnoCode,
   isStoreFault,
   makeDirectory,
   readRegular,

@@ -13,7 +13,7 @@
  */
 import type { AgentSession, AgentSessionEvent } from '@earendil-works/pi-coding-agent';
 import type { JsonSchema, ResolvedResources, SessionProgress, SessionStats, WorkflowSession } from '../../kernel/index.js';
-import type { JsonValue } from '../../kernel/index.js';
+import type { JsonValue, WorkflowError } from '../../kernel/index.js';
 import { sessionStats } from './stats.js';
 
 type ProgressListener = (progress: SessionProgress) => void;
@@ -53,6 +53,12 @@ export class ProgressChannel {
   }
 }
 
+/** The host fault that ended the session's transcript, if one did (transcript.ts). */
+export interface TranscriptFaults {
+  readonly fault: WorkflowError | undefined;
+  onFault(listener: () => void): void;
+}
+
 /** The session's result tool, as the session drives it. */
 export interface TurnResultTool {
   readonly name: string;
@@ -64,6 +70,8 @@ export interface PiWorkflowSessionOptions {
   readonly native: AgentSession;
   /** The session file Pi appends to (absolute), recorded in the reference. */
   readonly sessionFile?: string | undefined;
+  /** Failing to write the transcript aborts the agent, and the prompt rejects with that fault. */
+  readonly transcript?: TranscriptFaults | undefined;
   readonly channel: ProgressChannel;
   readonly resultTool: TurnResultTool;
   /** The schema of a prompt called without a turn: the creation-time `options.outputSchema`. */
@@ -85,6 +93,7 @@ export class PiWorkflowSession implements WorkflowSession {
   readonly #resultTool: TurnResultTool;
   readonly #defaultOutputSchema: JsonSchema | undefined;
   readonly #resources: () => ResolvedResources;
+  readonly #transcript: TranscriptFaults | undefined;
   #finalResources: ResolvedResources | undefined;
   readonly #pendingSteers: string[] = [];
   readonly #unsubscribe: () => void;
@@ -100,6 +109,8 @@ export class PiWorkflowSession implements WorkflowSession {
     this.#resultTool = options.resultTool;
     this.#defaultOutputSchema = options.defaultOutputSchema;
     this.#resources = options.resources;
+    this.#transcript = options.transcript;
+    this.#transcript?.onFault(() => void this.#native.abort());
     this.nativeSessionId = options.native.sessionId;
     this.reference = Object.freeze({ transport: 'pi', sessionId: options.native.sessionId, ...(options.sessionFile === undefined ? {} : { sessionFile: options.sessionFile }) });
     if (options.turnControl !== undefined && options.turnControl !== '') {
@@ -144,7 +155,8 @@ export class PiWorkflowSession implements WorkflowSession {
    * `turn` is authoritative when given (the engine always passes it; no
    * `outputSchema` means `{ result: string }`); without it the creation-time
    * schema applies. A schema that cannot compile rejects with `INVALID_SCHEMA`
-   * before anything is sent.
+   * before anything is sent. A host fault writing the transcript rejects
+   * with that fault (`STORE_WRITE_FAILED`), result or not: the run halts.
    */
   async prompt(text: string, turn?: { readonly outputSchema?: JsonSchema }): Promise<void> {
     if (this.#state === 'disposed') throw new Error('the agent session was disposed');
@@ -157,9 +169,13 @@ export class PiWorkflowSession implements WorkflowSession {
     try {
       for (const steer of this.#pendingSteers.splice(0)) await this.#native.steer(steer, undefined, SOURCE);
       await this.#native.prompt(text, { expandPromptTemplates: false, ...SOURCE });
+    } catch (error) {
+      throw this.#transcript?.fault ?? error;
     } finally {
       if (this.#state === 'running') this.#state = 'idle';
     }
+    const fault = this.#transcript?.fault;
+    if (fault !== undefined) throw fault;
     if (this.#channel.result !== undefined) return;
     if (this.#abortRequested) throw new Error('the agent was aborted');
     const failure = this.#native.state.errorMessage;

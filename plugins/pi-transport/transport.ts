@@ -25,7 +25,7 @@ import { createSessionServices } from './resources.js';
 import { ResultToolController } from './result-tool.js';
 import { builtinToolNames, checkCustomToolNames, extensionToolNames, loadedExtensionPaths, resolvedResources, rootToolCandidates, selectTools, skillNames } from './selection.js';
 import { PiWorkflowSession, ProgressChannel } from './session.js';
-import { transcriptManager, writeTranscript } from './transcript.js';
+import { TranscriptGuard, transcriptManager, writeTranscript } from './transcript.js';
 import { runTranscriptDir } from '../../lib/transcripts/location.js';
 
 export const TRANSPORT_NAME = 'pi';
@@ -155,9 +155,12 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
     session.dispose();
     throw error;
   }
+  const transcript = new TranscriptGuard();
+  transcript.install(sessionManager, sessionFile);
   return new PiWorkflowSession({
     native: session,
     sessionFile,
+    transcript,
     channel,
     resultTool,
     defaultOutputSchema: input.options.outputSchema,

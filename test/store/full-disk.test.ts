@@ -14,41 +14,16 @@
  * Mounting needs root (CI runs as root); where it is impossible the suite is
  * skipped and says why.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, ftruncateSync, fstatSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, rmdirSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, removeEnv, requireBuiltCli, wfcli, type CliResult, type StoreEnv } from './support.js';
+import { mountTmpfs } from '../support/tmpfs.js';
 
-function mountTmpfs(): { readonly dir: string; readonly skip?: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'wf-full-disk-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', dir], { encoding: 'utf8' });
-  if (mounted.status === 0) return { dir };
-  rmdirSync(dir);
-  return { dir, skip: `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || 'mount failed').trim()}); the full-disk test needs root` };
-}
-
-const disk = mountTmpfs();
-const FILL = join(disk.dir, 'fill');
-
-/** Fills the tmpfs to the last byte, then gives `leave` bytes back (a nearly full disk). */
-function fill(leave = 0): void {
-  const fd = openSync(FILL, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-  }
-  if (leave > 0) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave));
-  closeSync(fd);
-}
-
-function free(): void {
-  if (existsSync(FILL)) unlinkSync(FILL);
-}
+const disk = mountTmpfs('wf-full-disk-', '2m');
+const fill = (leave = 0): void => disk.fill(leave);
+const free = (): void => disk.free();
 
 const SCRIPT = `
 const one = await shell('echo one >> ledger; echo one');
@@ -120,10 +95,8 @@ describe.skipIf(disk.skip !== undefined)(`a full disk under HOME${disk.skip === 
   }, 300_000);
 
   afterAll(() => {
-    free();
     if (env) removeEnv(env);
-    spawnSync('umount', [disk.dir]);
-    rmSync(disk.dir, { recursive: true, force: true });
+    disk.unmount();
   });
 
   it('a launch that runs out of space at any write, run.lock included, either prints its ID and resumes to its value or leaves no run', async () => {

@@ -211,6 +211,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
           await lease.resume(signal);
           env.waiting(false);
         },
+        fault: () => void session?.abort(),
       },
       signal,
     );
@@ -274,6 +275,7 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         children.close();
         tally.usage = addUsage(tally.usage, await children.settledUsage());
       }
+      if (children.fault !== undefined) throw children.fault;
       const value = checkResult(submitted, request.options);
       if (env.handleSessions) {
         env.handleSessions.set(request.configKey, session);
@@ -281,7 +283,9 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
       }
       recordAttempt(env, request, config, attempt, attemptStart, tally.usage, { status: 'completed' });
       return { value, usage: tally.usage };
-    } catch (error) {
+    } catch (thrown) {
+      // A child's host fault is the attempt's end, whatever the parent made of it.
+      const error = children.fault ?? thrown;
       recordAttempt(env, request, config, attempt, attemptStart, tally.usage, failedCall(error));
       lastError = error;
       if (isFinal(error) || attempt === attempts) throw error;

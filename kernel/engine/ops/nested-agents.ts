@@ -11,6 +11,7 @@ import type { AgentCallOptions } from '../../contracts/agent-options.js';
 import type { AgentIdentity } from '../../contracts/identity.js';
 import type { CustomToolDefinition } from '../../contracts/setup.js';
 import type { AgentUsage } from '../journal-record.js';
+import { isStoreFault } from '../../store/index.js';
 import { parseAgentArgs } from './agent-options.js';
 
 export const SPAWN_TOOL = 'agent';
@@ -24,6 +25,8 @@ export interface ChildRunner {
   suspend(): void;
   /** The parent works again once it holds its slots again. */
   resume(): Promise<void>;
+  /** A child hit a host fault (a store write, its transcript): the parent's attempt must end with it. */
+  fault(error: unknown): void;
 }
 
 interface Child {
@@ -62,6 +65,7 @@ export class ChildAgents {
   readonly #occurrences = new Map<string, number>();
   readonly #abort = new AbortController();
   #spawned = 0;
+  #fault: unknown;
   /** Collects in progress: the parent waits while any is. */
   #waiting = 0;
   readonly #parent: { readonly agentId: string; readonly identity: AgentIdentity };
@@ -71,6 +75,11 @@ export class ChildAgents {
     this.#parent = parent;
     this.#runner = runner;
     signal.addEventListener('abort', () => this.#abort.abort(), { once: true });
+  }
+
+  /** The first host fault of a child: it halts the run, so it ends the parent instead of reaching its model. */
+  get fault(): unknown {
+    return this.#fault;
   }
 
   /**
@@ -100,7 +109,11 @@ export class ChildAgents {
     const tally = { usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } };
     const outcome = this.#runner.run({ prompt, options: given === undefined ? options : { ...options, label: given }, identity, agentId: id }, this.#abort.signal, tally);
     // Collected or not, a failed child must not become an unhandled rejection.
-    outcome.catch(() => undefined);
+    outcome.catch((error: unknown) => {
+      if (!isStoreFault(error) || this.#fault !== undefined) return;
+      this.#fault = error;
+      this.#runner.fault(error);
+    });
     this.#children.set(id, { id, label, outcome, tally, collected: false });
     return { id, label };
   }
@@ -118,7 +131,7 @@ export class ChildAgents {
       const { value } = await child.outcome;
       return { id: child.id, label: child.label, result: value };
     } catch (error) {
-      throw childError(error, this.#abort.signal.aborted);
+      throw isStoreFault(error) ? error : childError(error, this.#abort.signal.aborted);
     } finally {
       if (--this.#waiting === 0) await this.#runner.resume();
     }

@@ -7,7 +7,7 @@
  * `/resume` picker and `pi --resume` show, current folder and all) do not
  * list them.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fauxAssistantMessage, fauxText, fauxToolCall } from '@earendil-works/pi-ai';
@@ -154,5 +154,33 @@ try { return [one, await agent('PROMPT-TWO', { model: '${dir.model()}' })]; } ca
     expect(message).toMatch(/transcript folder .* cannot be used/);
     expect(readdirSync(target)).toEqual([]);
   });
-});
 
+  it('a transcript that cannot be written halts the run interrupted, unjournaled; resumed, the run returns what it would have', async () => {
+    const runs = join(defaultPiSessionDir(dir.cwd, dir.agentDir), 'workflows');
+    let swapped = '';
+    // While the model answers, the session file becomes a link to /dev/full: Pi's next append fails with ENOSPC.
+    const full = () => {
+      const file = readdirSync(runs, { recursive: true, encoding: 'utf8' })
+        .map((name) => join(runs, name))
+        .find((path) => path.endsWith('.jsonl') && readFileSync(path, 'utf8').includes('PROMPT-FULL'));
+      if (file === undefined) throw new Error('no transcript of PROMPT-FULL');
+      rmSync(file);
+      symlinkSync('/dev/full', file);
+      swapped = file;
+      return submit('never delivered');
+    };
+    dir.faux.setResponses([full, submit('after')]);
+    const script = `try { return await agent('PROMPT-FULL', { model: '${dir.model()}' }); } catch (e) { return 'CAUGHT ' + e.code; }`;
+    const handle = await engine.launch({ name: 'full-transcript', cwd: dir.cwd, script });
+    const outcome = await handle.outcome;
+    expect(outcome.state).toBe('interrupted');
+    expect(JSON.stringify(outcome)).toMatch(/STORE_WRITE_FAILED.*cannot write .*\.jsonl: no space left on the device \(ENOSPC\)/);
+    const runDir = engine.runDirectory(dir.cwd, handle.runId)!;
+    expect(existsSync(join(runDir, 'result.json'))).toBe(false);
+    expect(readFileSync(join(runDir, 'journal.jsonl'), 'utf8')).not.toContain('"op":"agent"');
+
+    rmSync(swapped);
+    const resumed = await (await engine.resume(dir.cwd, handle.runId)).outcome;
+    expect(resumed).toMatchObject({ state: 'completed', value: 'after' });
+  });
+});
