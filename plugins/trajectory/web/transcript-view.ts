@@ -3,13 +3,16 @@
  * (collapsed), per-tool timing, then the conversation: user and assistant
  * messages as sanitized Markdown, thinking collapsed, each tool call with its
  * arguments, each result with its duration and whether it failed. Items that
- * match the search text are marked.
+ * match the search text are marked. Long texts show their start (long-text.ts).
  */
 import type { TranscriptItemView, TranscriptView } from '../../../lib/trajectory/transcript.js';
 import { countMatches, itemTexts } from '../../../lib/trajectory/search-text.js';
 import { el, table } from './dom.js';
 import { clock, duration } from './format.js';
 import { markdown } from './markdown.js';
+import { longText } from './long-text.js';
+
+const pre = (attributes: Readonly<Record<string, string>>) => (value: string) => el('pre', attributes, [value]);
 
 function who(text: string, at: string): HTMLElement {
   return el('div', { class: 'who' }, [el('strong', {}, [text]), ' ', el('span', { class: 'muted' }, [clock(at)])]);
@@ -18,29 +21,29 @@ function who(text: string, at: string): HTMLElement {
 function item(entry: TranscriptItemView): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return el('li', { class: 'msg msg-user', 'data-kind': 'user' }, [who('user', entry.at), markdown(entry.text)]);
+      return el('li', { class: 'msg msg-user', 'data-kind': 'user' }, [who('user', entry.at), longText(entry.text, markdown)]);
     case 'assistant':
       return el('li', { class: 'msg msg-assistant', 'data-kind': 'assistant' }, [
         who(`assistant${entry.model === undefined ? '' : ` · ${entry.model}`}`, entry.at),
-        ...entry.thinking.map((thought) => el('details', { class: 'thinking' }, [el('summary', {}, [`thinking (${thought.length} characters)`]), el('pre', {}, [thought])])),
-        ...(entry.text === '' ? [] : [markdown(entry.text)]),
-        ...entry.toolCalls.map((call) => el('div', { class: 'tool-call', 'data-tool': call.name, 'data-call': call.id }, [el('span', { class: 'tool-name mono' }, [`→ ${call.name}`]), el('pre', { class: 'args' }, [call.arguments])])),
+        ...entry.thinking.map((thought) => el('details', { class: 'thinking' }, [el('summary', {}, [`thinking (${thought.length} characters)`]), longText(thought, pre({}))])),
+        ...(entry.text === '' ? [] : [longText(entry.text, markdown)]),
+        ...entry.toolCalls.map((call) => el('div', { class: 'tool-call', 'data-tool': call.name, 'data-call': call.id }, [el('span', { class: 'tool-name mono' }, [`→ ${call.name}`]), longText(call.arguments, pre({ class: 'args' }))])),
         ...(entry.error === undefined ? [] : [el('div', { class: 'box error' }, [entry.error])]),
       ]);
     case 'tool':
       return el('li', { class: `msg msg-tool${entry.isError ? ' failed' : ''}`, 'data-kind': 'tool', 'data-tool': entry.name, 'data-call': entry.callId, 'data-error': String(entry.isError) }, [
         who(`${entry.name} ${entry.isError ? 'error' : 'result'}${entry.durationMs === undefined ? '' : ` · ${duration(entry.durationMs)}`}`, entry.at),
-        el('pre', { class: 'result' }, [entry.result]),
+        longText(entry.result, pre({ class: 'result' })),
       ]);
     case 'note':
-      return el('li', { class: 'msg msg-note', 'data-kind': 'note' }, [who(entry.label, entry.at), el('pre', {}, [entry.text])]);
+      return el('li', { class: 'msg msg-note', 'data-kind': 'note' }, [who(entry.label, entry.at), longText(entry.text, pre({}))]);
   }
 }
 
 export function renderTranscript(view: TranscriptView, label: string, query: string): HTMLElement {
   const needle = query.toLowerCase();
   const prompts = view.systemPrompts.map((prompt) =>
-    el('details', { class: 'system-prompt' }, [el('summary', {}, [`Effective system prompt${view.systemPrompts.length > 1 ? ` (turn ${prompt.turn})` : ''}, ${prompt.text.length} characters`]), el('pre', {}, [prompt.text])]),
+    el('details', { class: 'system-prompt' }, [el('summary', {}, [`Effective system prompt${view.systemPrompts.length > 1 ? ` (turn ${prompt.turn})` : ''}, ${prompt.text.length} characters`]), longText(prompt.text, pre({}))]),
   );
   const timing =
     view.tools.length === 0
