@@ -152,7 +152,7 @@ return { timedOut, daemon: daemon.stdout };`;
     expect(stillRunning(pids, runDir)).toEqual([]);
   });
 
-  it('a process that left the group and keeps writing to the pipes holds no call past its time-out, nor one without a time-out for ever', async () => {
+  it('a process that left the group and keeps writing to the pipes holds no call past its time-out, nor one without a time-out for ever, and each call warns of it', async () => {
     // setsid: a session of its own, so the group's stop does not reach it; it prints every 10 ms and never goes quiet.
     const escaped = (file: string) => `setsid sh -c 'echo $$ > ${file}; while :; do printf .; sleep 0.01; done' & sleep 0.5; echo started`;
     const source = `const timed = await shell(${JSON.stringify(escaped('escaped-timed.pid'))}, { timeoutMs: 2000 });
@@ -165,7 +165,15 @@ return [timed.exitCode, timed.stdout.includes('started'), untimed.exitCode, unti
       expect(ended.code, ended.stderr).toBe(0);
       // The shell's own result: it exited 0 having printed "started"; what the escaped process wrote until then comes with it.
       expect(JSON.parse(ended.stdout)).toEqual([0, true, 0, true]);
-      const [timedCall, untimedCall] = lines(join(runDirOf(RUN_ID.exec(ended.stderr)![1]!), 'calls.jsonl'));
+      const runDir = runDirOf(RUN_ID.exec(ended.stderr)![1]!);
+      const [timedCall, untimedCall] = lines(join(runDir, 'calls.jsonl'));
+      // Each call says what it left: a process outside its group that held its output, not signalled.
+      const held = lines(join(runDir, 'events.jsonl')).filter((entry) => (entry['details'] as { action?: string } | undefined)?.action === 'pipes-held');
+      expect(held.map((entry) => [entry['type'], (entry['details'] as { kind: string; key: string }).kind])).toEqual([
+        ['warning', 'shell-orphan'],
+        ['warning', 'shell-orphan'],
+      ]);
+      expect(String(held[0]?.['message'])).toContain('was not signalled');
       const took = (call: Record<string, unknown> | undefined) => Date.parse(String(call?.['endedAt'])) - Date.parse(String(call?.['startedAt']));
       // Bounded by the time-out (2 s) plus the grace (2 s), and by the drain plus the grace without one: far below a hang.
       expect(took(timedCall)).toBeLessThan(15_000);

@@ -36,6 +36,8 @@ const CLOSE_MS = 100;
  * would hold the call for ever (issue 35). A time-out cuts it shorter.
  */
 const HELD_PIPES_MS = GROUP_GRACE_MS;
+/** How a call whose pipes a process outside its group held ended, in words (its warning). */
+export const HELD_PIPES_NOTE = `once that process had been silent for ${CLOSE_MS} ms, after ${HELD_PIPES_MS} ms, or at the time-out, whichever came first, and its pipes were closed (a writer gets EPIPE)`;
 
 /** What a later process needs to find the group again. */
 export interface ShellGroup {
@@ -56,6 +58,8 @@ export interface ShellProcessOptions {
   readonly maxBytes: number;
   /** Called synchronously once the group exists, before any output is read; a throw stops the group and fails the call. */
   readonly onStart: (group: ShellGroup) => void;
+  /** The call ended while a process outside the group (it left with setsid) still held its output pipes, which were then closed. */
+  readonly onPipesHeld?: (group: ShellGroup) => void;
   /** Called once no process of the group runs any more (or the host gave up waiting for it). */
   readonly onEnd?: (group: ShellGroup, stopped: boolean) => void;
 }
@@ -255,8 +259,10 @@ class ShellRun {
         if (performance.now() - began >= HELD_PIPES_MS) break;
       }
       if (this.#cut !== undefined) return;
+      const held = !(stdout.ended && stderr.ended);
       this.#child.stdout.destroy();
       this.#child.stderr.destroy();
+      if (held && this.#group !== undefined) this.#notify(() => this.#options.onPipesHeld?.(this.#group!));
       this.#finishExit();
     });
   }
@@ -282,6 +288,15 @@ class ShellRun {
       return stopped;
     })();
     return this.#stopping;
+  }
+
+  /** A caller's observer never breaks the call. */
+  #notify(observer: () => void): void {
+    try {
+      observer();
+    } catch {
+      // best-effort, as the run log it writes to
+    }
   }
 
   #finishExit(): void {

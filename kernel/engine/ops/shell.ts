@@ -7,11 +7,11 @@
  */
 import { WorkflowError, isWorkflowError, messageOf } from '../../errors.js';
 import type { ShellResult } from '../../contracts/function-context.js';
-import { prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
+import { appendRunEvent, prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
 import { failedCall, recordCall, type ShellCallRecord } from '../call-records.js';
 import { mismatch, type JournalRecord } from '../journal-record.js';
 import type { JsonValue } from '../../json.js';
-import { runShellProcess, type ShellGroup } from './shell-process.js';
+import { HELD_PIPES_NOTE, runShellProcess, type ShellGroup } from './shell-process.js';
 import { recordGroupEnded, recordGroupStarted } from './shell-records.js';
 
 /** The longest delay a Node timer can hold. */
@@ -78,6 +78,7 @@ export interface ShellPlace {
   /** Called once the group exists (before any output is read); a throw fails the call with nothing run. */
   readonly onStart?: (group: ShellGroup) => void;
   readonly onEnd?: (group: ShellGroup, stopped: boolean) => void;
+  readonly onPipesHeld?: (group: ShellGroup) => void;
 }
 
 /**
@@ -95,6 +96,7 @@ export async function runShell(request: ShellRequest, place: ShellPlace): Promis
     maxBytes: max,
     onStart: place.onStart ?? (() => undefined),
     ...(place.onEnd ? { onEnd: place.onEnd } : {}),
+    ...(place.onPipesHeld ? { onPipesHeld: place.onPipesHeld } : {}),
   });
   switch (end.kind) {
     case 'exit': {
@@ -156,6 +158,13 @@ export async function recordedShell(request: ShellRequest, place: ShellCallPlace
       onEnd: (group, stopped) => {
         if (stopped) recordGroupEnded(place.runDir, place.key, group.pgid);
       },
+      onPipesHeld: (group) =>
+        appendRunEvent(place.runDir, {
+          at: new Date().toISOString(),
+          type: 'warning',
+          message: `shell ${place.key} exited, but a process that left its process group ${group.pgid} (setsid) still held its output; the call ended ${HELD_PIPES_NOTE}. That process was not signalled: nothing proves it is the command's. End it yourself if it is`,
+          details: { kind: 'shell-orphan', action: 'pipes-held', key: place.key, pgid: group.pgid },
+        }),
     });
     recordCall<ShellCallRecord>(place.runDir, {
       ...metadata,
