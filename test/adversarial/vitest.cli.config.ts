@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /** The hostile reproductions (issue 24) that drive the real built `wfcli` (`npm run test:adversarial`, after `npm run build`). */
-export const CLI_SUITES = ['test/adversarial/values.test.ts', 'test/adversarial/limits.test.ts', 'test/adversarial/usage.test.ts', 'test/adversarial/shells.test.ts', 'test/adversarial/readers.test.ts', 'test/adversarial/outputs.test.ts', 'test/adversarial/session-full.test.ts', 'test/adversarial/long-words.test.ts'];
+export const CLI_SUITES = ['test/adversarial/values.test.ts', 'test/adversarial/limits.test.ts', 'test/adversarial/usage.test.ts', 'test/adversarial/shells.test.ts', 'test/adversarial/readers.test.ts', 'test/adversarial/outputs.test.ts', 'test/adversarial/session-full.test.ts', 'test/adversarial/long-words.test.ts', 'test/adversarial/transcript-links.test.ts'];
 
 export default defineConfig({
   test: {
