@@ -51,6 +51,13 @@ export interface ConsumerClientOptions {
   readonly onClose?: (info: ConsumerCloseInfo) => void;
   /** Time allowed from opening the socket to a verified Authority hello; default 15 s. */
   readonly handshakeTimeoutMs?: number;
+  /**
+   * Interval of the `ping`s sent from `welcome` on, so that the bridge counts
+   * a quiet reader as present and does not make it yield its place to a
+   * newcomer in a full room (`CONSUMER_IDLE_YIELD_MS`, default 60 s). Default
+   * 20000; 0 disables.
+   */
+  readonly keepaliveMs?: number;
   /** Largest frame this client sends (the bridge's `MAX_MESSAGE_BYTES`); default 65536. */
   readonly maxFrameBytes?: number;
   readonly webSocket?: WebSocketFactory;
@@ -58,6 +65,9 @@ export interface ConsumerClientOptions {
 
 /** Close code this client uses when it refuses the channel (bad hello, replay, tampering…). */
 export const CONSUMER_REFUSAL_CLOSE_CODE = 4000;
+
+/** A third of the bridge's default `CONSUMER_IDLE_YIELD_MS`: two pings may be late or lost. */
+export const CONSUMER_KEEPALIVE_MS = 20_000;
 
 export class ConsumerClient {
   readonly #options: ConsumerClientOptions;
@@ -70,6 +80,7 @@ export class ConsumerClient {
   #outgoing: Promise<void> = Promise.resolve();
   #closeInfo: ConsumerCloseInfo | undefined;
   #handshakeTimer: ReturnType<typeof setTimeout> | undefined;
+  #keepalive: ReturnType<typeof setInterval> | undefined;
   #ready: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
   constructor(options: ConsumerClientOptions) {
@@ -149,6 +160,7 @@ export class ConsumerClient {
         if (typeof message.session !== 'string' || !SESSION_ID_PATTERN.test(message.session)) throw new Error('invalid session ID');
         this.#sessionId = message.session;
         this.#setState('handshaking');
+        this.#startKeepalive();
         const ephemeral = await this.#ephemeral!;
         this.#socket!.send(JSON.stringify({ type: 'relay', data: encodeConsumerHello(ephemeral), lane: 'signaling' }));
         return;
@@ -191,9 +203,19 @@ export class ConsumerClient {
     this.#closed({ code: CONSUMER_REFUSAL_CLOSE_CODE, reason, error });
   }
 
+  #startKeepalive(): void {
+    const interval = this.#options.keepaliveMs ?? CONSUMER_KEEPALIVE_MS;
+    if (interval <= 0) return;
+    const socket = this.#socket!;
+    this.#keepalive = setInterval(() => {
+      if (socket.readyState === WS_OPEN) socket.send(JSON.stringify({ type: 'ping' }));
+    }, interval);
+  }
+
   #closed(info: ConsumerCloseInfo): void {
     if (this.#state === 'closed') return;
     clearTimeout(this.#handshakeTimer);
+    clearInterval(this.#keepalive);
     this.#closeInfo = info;
     this.#setState('closed');
     this.#ready?.reject(info.error ?? new Error(`closed before the channel was established (${info.code}${info.reason ? ` ${info.reason}` : ''})`));

@@ -13,6 +13,7 @@ export {
 } from './authority-client.js';
 export {
   ConsumerClient,
+  CONSUMER_KEEPALIVE_MS,
   CONSUMER_REFUSAL_CLOSE_CODE,
   type ConsumerClientOptions,
   type ConsumerCloseInfo,

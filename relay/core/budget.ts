@@ -4,7 +4,7 @@
  * Pure decisions over the policy; the caller closes whatever they refuse.
  */
 import type { RelayPolicy } from './policy.js';
-import type { Room } from './room-types.js';
+import type { ConsumerSocket, Room } from './room-types.js';
 
 export interface Bucket {
   tokens: number;
@@ -48,6 +48,21 @@ export function connectionsFull(policy: RelayPolicy, openSockets: number): boole
 /** True when this room takes no further Consumer (`MAX_CONSUMERS_PER_AUTHORITY`). */
 export function consumersFull(policy: RelayPolicy, room: Room): boolean {
   return room.consumers.size >= policy.maxConsumersPerAuthority;
+}
+
+/**
+ * The Consumer that gives its place to a newcomer in a full room: the one
+ * heard from least recently (the first to join among equals), provided that
+ * was at least `CONSUMER_IDLE_YIELD_MS` ago. `undefined` when every Consumer
+ * was heard from more recently (the newcomer is refused), and when the room
+ * is over its cap (a cap lowered across a restore), where one yield would not
+ * make room: a refusal then comes alone, as adapters expect.
+ */
+export function consumerToYield(policy: RelayPolicy, room: Room, now: number): ConsumerSocket | undefined {
+  if (room.consumers.size !== policy.maxConsumersPerAuthority) return undefined;
+  let idlest: ConsumerSocket | undefined;
+  for (const consumer of room.consumers.values()) if (idlest === undefined || consumer.heard < idlest.heard) idlest = consumer;
+  return idlest !== undefined && now - idlest.heard >= policy.consumerIdleYieldMs ? idlest : undefined;
 }
 
 /**

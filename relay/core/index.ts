@@ -94,6 +94,7 @@ export {
 export {
   authSigningInput,
   ENDED_SESSIONS_REMEMBERED,
+  HEARD_STEP_MS,
   RelayCore,
   webCryptoVerify,
   type Action,

@@ -24,6 +24,11 @@ export interface RelayPolicy {
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
   readonly maxConsumersPerAuthority: number;
+  /**
+   * At `MAX_CONSUMERS_PER_AUTHORITY`, a Consumer not heard from for this long
+   * yields its place (4429) to a newcomer; one heard from more recently never does.
+   */
+  readonly consumerIdleYieldMs: number;
   readonly maxConnections: number;
   /** Authority sockets still in the challenge; the oldest is shed (4429) to admit a new one. */
   readonly maxPendingAuthorities: number;
@@ -46,6 +51,7 @@ export const POLICY_DEFAULTS = {
   RATE_LIMIT_PER_SECOND: '50',
   RATE_LIMIT_BURST: '100',
   MAX_CONSUMERS_PER_AUTHORITY: '64',
+  CONSUMER_IDLE_YIELD_MS: '60000',
   MAX_CONNECTIONS: '10000',
   MAX_PENDING_AUTHORITIES: '1000',
   MAX_HANDSHAKES: '1000',
@@ -160,6 +166,7 @@ export function parsePolicy(env: Env = {}): RelayPolicy {
     rateLimitPerSecond: positiveInteger(env, 'RATE_LIMIT_PER_SECOND'),
     rateLimitBurst: positiveInteger(env, 'RATE_LIMIT_BURST'),
     maxConsumersPerAuthority: positiveInteger(env, 'MAX_CONSUMERS_PER_AUTHORITY'),
+    consumerIdleYieldMs: positiveInteger(env, 'CONSUMER_IDLE_YIELD_MS', { max: MAX_DELAY_MS }),
     maxConnections: positiveInteger(env, 'MAX_CONNECTIONS'),
     maxPendingAuthorities: positiveInteger(env, 'MAX_PENDING_AUTHORITIES'),
     maxHandshakes: positiveInteger(env, 'MAX_HANDSHAKES'),

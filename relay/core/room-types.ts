@@ -70,6 +70,11 @@ export interface ConsumerSocket {
   readonly bucket: Bucket;
   /** The Authority's messages addressed to this session. */
   readonly authorityBucket: Bucket;
+  /**
+   * When the Consumer was last heard from (ms, the core's clock): its last
+   * frame, or its opening. The idlest yields its place at the Consumer cap.
+   */
+  heard: number;
   /** Signaling messages sent by the Consumer (signaling-only mode). */
   sent: number;
   /** Signaling messages the Authority sent to this session (signaling-only mode). */
@@ -88,6 +93,7 @@ export const REASON = {
   tooManyConnections: 'too many connections',
   tooManyPending: 'too many unauthenticated connections',
   tooManyConsumers: 'too many consumers',
+  idleYield: 'idle, yielded to a new consumer',
   notAllowed: 'authority not allowed',
   offline: 'authority offline',
   replacedConsumer: 'authority replaced',

@@ -24,7 +24,7 @@ import { restoreSocket, snapshotOf, type SocketSnapshot } from './snapshot.js';
 export { authSigningInput, webCryptoVerify, type SignatureVerifier } from './auth.js';
 export { ENDED_SESSIONS_REMEMBERED } from './room-state.js';
 export type { Action, Outcome, RelayStats, Role, SocketId } from './room-types.js';
-export type { SocketSnapshot } from './snapshot.js';
+export { HEARD_STEP_MS, type SocketSnapshot } from './snapshot.js';
 
 export interface RelayCoreOptions {
   readonly policy: RelayPolicy;

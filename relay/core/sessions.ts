@@ -2,7 +2,7 @@
  * Consumer sessions: opening one on a room with an active Authority, and the
  * traffic both ways, each message charged to its rate and signaling budgets.
  */
-import { chargeSignaling, connectionsFull, consumersFull } from './budget.js';
+import { chargeSignaling, connectionsFull, consumersFull, consumerToYield } from './budget.js';
 import { randomBase64url } from './ids.js';
 import {
   CLOSE,
@@ -60,17 +60,27 @@ function readAuthority(core: RelayState, frame: Frame, utf8: boolean): Decoded<A
   return text === undefined ? NOT_UTF8 : decodeAuthorityMessage(text, max);
 }
 
-/** A new Consumer socket (ID already validated): refused when capped or offline, else given a fresh session. */
+/**
+ * A new Consumer socket (ID already validated): refused when capped or
+ * offline, else given a fresh session. In a full room the idlest Consumer,
+ * if idle for `CONSUMER_IDLE_YIELD_MS`, yields its place (4429; the Authority
+ * gets its `session_close`): refusing instead would let whoever opens that
+ * many sockets and sends nothing hold the room against every real user.
+ */
 export function openConsumer(core: RelayState, out: Action[], socket: SocketId, authorityId: string): Action[] {
   if (connectionsFull(core.policy, core.sockets.size)) return close(out, socket, CLOSE.RATE_LIMITED, REASON.tooManyConnections);
   const room = core.rooms.get(authorityId);
   const authority = room?.authority;
   if (room === undefined || authority === undefined) return close(out, socket, CLOSE.OFFLINE, REASON.offline);
-  if (consumersFull(core.policy, room)) return close(out, socket, CLOSE.RATE_LIMITED, REASON.tooManyConsumers);
+  const now = core.now();
+  if (consumersFull(core.policy, room)) {
+    const idle = consumerToYield(core.policy, room, now);
+    if (idle === undefined) return close(out, socket, CLOSE.RATE_LIMITED, REASON.tooManyConsumers);
+    core.close(out, idle, CLOSE.RATE_LIMITED, REASON.idleYield);
+  }
   let session: string;
   do session = randomBase64url(core.random, 16);
   while (room.consumers.has(session) || authority.ended.has(session));
-  const now = core.now();
   const consumer: ConsumerSocket = {
     role: 'consumer',
     id: socket,
@@ -78,6 +88,7 @@ export function openConsumer(core: RelayState, out: Action[], socket: SocketId, 
     session,
     bucket: core.rates.bucket(now),
     authorityBucket: core.rates.bucket(now),
+    heard: now,
     sent: 0,
     received: 0,
   };
@@ -88,6 +99,8 @@ export function openConsumer(core: RelayState, out: Action[], socket: SocketId, 
 }
 
 export function consumerMessage(core: RelayState, state: ConsumerSocket, frame: Frame, utf8: boolean, out: Action[]): Action[] {
+  // Any frame, a ping included, shows the Consumer is there: it keeps its place at the cap.
+  state.heard = core.now();
   if (!core.rates.take(state.bucket)) return core.close(out, state, CLOSE.RATE_LIMITED, REASON.rateLimited);
   const decoded = readConsumer(core, frame, utf8);
   let message: ConsumerMessage | RawRelay;

@@ -12,7 +12,7 @@ import { close, REASON, type Action, type AuthoritySocket, type ConsumerSocket, 
  * What a socket's state can be rebuilt from (for an adapter whose memory may
  * be dropped while sockets stay open, such as a hibernating Durable Object).
  * Small, JSON-serializable. Rate buckets restart full; the memory of recently
- * ended sessions is not kept.
+ * ended sessions is not kept; a Consumer's last-heard time is kept to the second.
  */
 export type SocketSnapshot =
   | { readonly v: 1; readonly role: 'authority'; readonly authorityId: string; readonly phase: 'challenged'; readonly nonce: string; readonly deadline: number }
@@ -26,13 +26,28 @@ export type SocketSnapshot =
       readonly sent: number;
       /** Signaling messages the Authority sent to this session. */
       readonly received: number;
+      /**
+       * When the Consumer was last heard from, rounded down to {@link HEARD_STEP_MS}
+       * so that a chatty socket's snapshot changes at most once a step. Absent
+       * in snapshots written before it existed.
+       */
+      readonly heard?: number;
     };
+
+/**
+ * Resolution of a Consumer's last-heard time in its snapshot. A restore takes
+ * the end of the step (never later than the restore): the true time is within
+ * it, so a Consumer rebuilt after a wake is never idler than it was, only
+ * (by at most a step) more recently heard.
+ */
+export const HEARD_STEP_MS = 1000;
 
 export function snapshotOf(core: RelayState, socket: SocketId): SocketSnapshot | undefined {
   const state = core.sockets.get(socket);
   if (state === undefined) return undefined;
   if (state.role === 'consumer') {
-    return { v: 1, role: 'consumer', authorityId: state.authorityId, session: state.session, sent: state.sent, received: state.received };
+    const heard = Math.floor(state.heard / HEARD_STEP_MS) * HEARD_STEP_MS;
+    return { v: 1, role: 'consumer', authorityId: state.authorityId, session: state.session, sent: state.sent, received: state.received, heard };
   }
   if (state.phase === 'active') return { v: 1, role: 'authority', authorityId: state.authorityId, phase: 'active' };
   return { v: 1, role: 'authority', authorityId: state.authorityId, phase: 'challenged', nonce: state.nonce, deadline: state.deadline };
@@ -55,6 +70,8 @@ export function restoreSocket(core: RelayState, socket: SocketId, snapshot: unkn
       session: snap.session,
       bucket: core.rates.bucket(now),
       authorityBucket: core.rates.bucket(now),
+      // No saved time (a snapshot from before it was kept): counted as heard now, the conservative side.
+      heard: snap.heard === undefined ? now : Math.min(now, snap.heard + HEARD_STEP_MS),
       sent: snap.sent,
       received: snap.received,
     };
@@ -96,7 +113,8 @@ function validSnapshot(value: unknown): SocketSnapshot | undefined {
   const snap = value as Record<string, unknown>;
   if (snap['v'] !== 1 || !isAuthorityId(snap['authorityId'])) return undefined;
   if (snap['role'] === 'consumer') {
-    return isSessionIdShape(snap['session']) && COUNT(snap['sent']) && COUNT(snap['received']) ? (snap as SocketSnapshot) : undefined;
+    const heardValid = snap['heard'] === undefined || COUNT(snap['heard']);
+    return isSessionIdShape(snap['session']) && COUNT(snap['sent']) && COUNT(snap['received']) && heardValid ? (snap as SocketSnapshot) : undefined;
   }
   if (snap['role'] !== 'authority') return undefined;
   if (snap['phase'] === 'active') return snap as SocketSnapshot;

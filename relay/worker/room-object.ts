@@ -6,12 +6,13 @@
  *
  * Hibernation drops this object's memory while its sockets stay open, so
  * nothing lives only in memory: each socket carries the core's snapshot of it
- * as its attachment (written when it is accepted and whenever the snapshot can
- * have changed: an Authority's authentication, signaling counters), the
- * constructor rebuilds the core from those attachments, and the
- * authentication deadline is a storage alarm (a timer would not survive) set
- * to the earliest pending deadline. A restored challenged Authority
- * re-announces its deadline, so the alarm needs no storage of its own.
+ * as its attachment (written when it is accepted and whenever the snapshot
+ * changed: an Authority's authentication, a Consumer's last-heard second,
+ * signaling counters), the constructor rebuilds the core from those
+ * attachments, and the authentication deadline is a storage alarm (a timer
+ * would not survive) set to the earliest pending deadline. A restored
+ * challenged Authority re-announces its deadline, so the alarm needs no
+ * storage of its own.
  *
  * A socket refused as it connects (allowlist, caps, Authority offline) is
  * never made hibernatable: it is accepted in this request and closed at once.
@@ -57,8 +58,6 @@ export class RoomObject {
   #alarmAt: number | undefined;
   /** Signaling counters are part of the snapshots: every relayed message may change one. */
   readonly #countsSignaling: boolean;
-  /** Authorities whose saved snapshot is still `challenged`: their next frames change it. */
-  readonly #challenged = new Set<SocketId>();
 
   constructor(ctx: DurableObjectState, env: object) {
     this.#ctx = ctx;
@@ -136,7 +135,6 @@ export class RoomObject {
       if (attachment === undefined) continue;
       this.#register(attachment.id, ws);
       this.#saved.set(attachment.id, JSON.stringify(attachment.snapshot));
-      if ((attachment.snapshot as { phase?: unknown }).phase === 'challenged') this.#challenged.add(attachment.id);
       restored.push(attachment);
     }
     if (restored.length === 0) return;
@@ -167,7 +165,6 @@ export class RoomObject {
   #forget(id: SocketId): void {
     this.#sockets.delete(id);
     this.#saved.delete(id);
-    this.#challenged.delete(id);
   }
 
   // ---- applying the core's decisions ----------------------------------------
@@ -190,9 +187,11 @@ export class RoomObject {
 
   #settle(id: SocketId, actions: readonly Action[], fromSocket: boolean): void {
     this.#apply(actions);
-    // An Authority's first frames change its phase; in signaling-only mode a
-    // relayed message changes a counter of the sender or of the session it goes to.
-    if (fromSocket && (this.#countsSignaling || this.#challenged.has(id))) this.#save(id);
+    // A frame can change its sender's snapshot (an Authority's phase, a
+    // Consumer's last-heard second, which keeps its place at the cap across a
+    // wake); #save writes only what changed. In signaling-only mode a relayed
+    // message also changes a counter of the session it goes to.
+    if (fromSocket) this.#save(id);
     if (this.#countsSignaling) for (const action of actions) if (action.type === 'send' && action.socket !== id) this.#save(action.socket);
   }
 
@@ -245,8 +244,6 @@ export class RoomObject {
     const ws = this.#sockets.get(id);
     const snapshot = ws === undefined ? undefined : this.#core.snapshot(id);
     if (ws === undefined || snapshot === undefined) return;
-    if (snapshot.role === 'authority' && snapshot.phase === 'challenged') this.#challenged.add(id);
-    else this.#challenged.delete(id);
     const json = JSON.stringify(snapshot);
     if (this.#saved.get(id) === json) return;
     this.#saved.set(id, json);

@@ -28,12 +28,13 @@ describe('parsePolicy', () => {
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
       maxConsumersPerAuthority: 64,
+      consumerIdleYieldMs: 60000,
       maxConnections: 10000,
       maxPendingAuthorities: 1000,
       maxHandshakes: 1000,
       handshakeTimeoutMs: 5000,
     });
-    expect(Object.keys(POLICY_DEFAULTS)).toHaveLength(15);
+    expect(Object.keys(POLICY_DEFAULTS)).toHaveLength(16);
   });
 
   it('reads every variable', () => {
@@ -49,6 +50,7 @@ describe('parsePolicy', () => {
       RATE_LIMIT_PER_SECOND: '7',
       RATE_LIMIT_BURST: '9',
       MAX_CONSUMERS_PER_AUTHORITY: '2',
+      CONSUMER_IDLE_YIELD_MS: '1500',
       MAX_CONNECTIONS: '5',
       MAX_PENDING_AUTHORITIES: '4',
       MAX_HANDSHAKES: '6',
@@ -66,6 +68,7 @@ describe('parsePolicy', () => {
       rateLimitPerSecond: 7,
       rateLimitBurst: 9,
       maxConsumersPerAuthority: 2,
+      consumerIdleYieldMs: 1500,
       maxConnections: 5,
       maxPendingAuthorities: 4,
       maxHandshakes: 6,
@@ -93,6 +96,9 @@ describe('parsePolicy', () => {
     ['RATE_LIMIT_PER_SECOND', '0x10'],
     ['RATE_LIMIT_BURST', ''],
     ['MAX_CONSUMERS_PER_AUTHORITY', '-3'],
+    ['CONSUMER_IDLE_YIELD_MS', '0'],
+    ['CONSUMER_IDLE_YIELD_MS', '30s'],
+    ['CONSUMER_IDLE_YIELD_MS', '2147483648'],
     ['MAX_CONNECTIONS', '10 000'],
     ['MAX_PENDING_AUTHORITIES', '0'],
     ['MAX_HANDSHAKES', '1k'],

@@ -21,7 +21,9 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
   let bridge: WorkerBridge;
 
   beforeAll(async () => {
-    bridge = await startWorkerBridge({ env: { AUTH_TIMEOUT_MS: '21000', MAX_MESSAGE_BYTES: '1024' }, onLog: (_level, message) => logs.push(message) });
+    // A room of 6 Consumers at most, where one silent for 10 s yields to a newcomer: less than the sleep, more than the time after the wake.
+    const env = { AUTH_TIMEOUT_MS: '21000', MAX_MESSAGE_BYTES: '1024', MAX_CONSUMERS_PER_AUTHORITY: '6', CONSUMER_IDLE_YIELD_MS: '10000' };
+    bridge = await startWorkerBridge({ env, onLog: (_level, message) => logs.push(message) });
   });
   afterAll(async () => {
     for (const socket of sockets) socket.close();
@@ -60,7 +62,7 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
   }
 
   it(
-    'a room with idle Consumers is evicted while hibernating and wakes with its room: every Consumer stays connected and relays, the auth deadline still fires',
+    'a room with idle Consumers is evicted while hibernating and wakes with its room: every Consumer stays connected and relays, the auth deadline still fires, the idlest Consumer still yields',
     async () => {
       const auth = await authority();
       const chatty = await consumer(auth);
@@ -71,23 +73,32 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
       const pending = connect(`/authority/${auth.key.id}`);
       await pending.expect('challenge');
       const pendingSince = Date.now();
+      // The sixth Consumer, silent throughout: the room is full.
+      const sleeper = await consumer(auth);
 
       await new Promise((resolve) => setTimeout(resolve, EVICTION_IDLE_MS));
       const wakes = (): string[] => logs.filter((line) => line.includes('room woke'));
       expect(wakes()).toEqual([]);
-      for (const socket of [auth.socket, chatty.socket, pending, ...idle.map((c) => c.socket)]) expect(socket.isOpen()).toBe(true);
+      for (const socket of [auth.socket, chatty.socket, pending, sleeper.socket, ...idle.map((c) => c.socket)]) expect(socket.isOpen()).toBe(true);
 
       // The first frame after the eviction wakes a new instance (its constructor
       // logs the wake), rebuilt from the socket attachments alone.
       await relaysBothWays(auth, chatty);
       expect(wakes()).toHaveLength(1);
-      expect(wakes()[0]).toMatch(/^relay worker: room woke \(instance \d+ of this isolate\), restoring 7 socket\(s\)$/);
+      expect(wakes()[0]).toMatch(/^relay worker: room woke \(instance \d+ of this isolate\), restoring 8 socket\(s\)$/);
       for (const c of idle) await relaysBothWays(auth, c);
       expect((await httpJson(bridge.url, `/presence/${auth.key.id}`)).json).toEqual({ authorityId: auth.key.id, online: true });
       idle[0]!.socket.send({ type: 'ping' });
       expect(await idle[0]!.socket.next()).toEqual({ type: 'pong' });
-      const late = await consumer(auth);
-      await relaysBothWays(auth, late);
+      // The room is full. Every Consumer has spoken since the wake but the
+      // sleeper, silent since before it: it yields, which it could not if the
+      // wake had forgotten when it was last heard from.
+      const late = connect(`/consumer/${auth.key.id}`);
+      const lateSession = (await late.expect('welcome'))['session'] as string;
+      expect(await auth.socket.next()).toEqual({ type: 'session_close', session: sleeper.session });
+      expect(await auth.socket.next()).toEqual({ type: 'session_open', session: lateSession });
+      expect((await sleeper.socket.closedWithin()).code).toBe(4429);
+      await relaysBothWays(auth, { socket: late, session: lateSession });
       chatty.socket.close();
       expect(await auth.socket.next()).toEqual({ type: 'session_close', session: chatty.session });
 
@@ -95,7 +106,7 @@ describe('relay bridge (edge worker): the room Durable Object', () => {
       expect((await pending.closedWithin(21_000 - (Date.now() - pendingSince) + 3000)).code).toBe(4408);
       expect(Date.now() - pendingSince).toBeGreaterThanOrEqual(20_500);
       expect(auth.socket.isOpen()).toBe(true);
-      await relaysBothWays(auth, late);
+      await relaysBothWays(auth, { socket: late, session: lateSession });
       expect(wakes()).toHaveLength(1);
     },
     EVICTION_IDLE_MS + 25_000,

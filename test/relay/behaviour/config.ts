@@ -27,6 +27,7 @@ export function configTests(ctx: BehaviourContext): void {
       ['RATE_LIMIT_PER_SECOND', '0'],
       ['RATE_LIMIT_BURST', ' 5'],
       ['MAX_CONSUMERS_PER_AUTHORITY', '1e3'],
+      ['CONSUMER_IDLE_YIELD_MS', '-1'],
       ['MAX_CONNECTIONS', ''],
       ['MAX_PENDING_AUTHORITIES', '0'],
       // Node-only (the edge platform handles connections before the upgrade), validated alike on both.

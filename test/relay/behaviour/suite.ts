@@ -13,6 +13,7 @@
  */
 import { describe } from 'vitest';
 import { configTests } from './config.js';
+import { consumerYieldTests } from './consumer-yield.js';
 import { handshakeTests } from './handshake.js';
 import { createBehaviourContext, type StartBridge } from './helpers.js';
 import { httpTests } from './http.js';
@@ -35,6 +36,7 @@ export function defineBehaviourSuite(name: string, startBridge: StartBridge): vo
     signalingTests(ctx);
     malformedTests(ctx);
     limitsTests(ctx);
+    consumerYieldTests(ctx);
     roomsTests(ctx);
     configTests(ctx);
   });

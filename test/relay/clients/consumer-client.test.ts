@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeBase64url, encodeBase64url } from '../../../relay/clients/base64url.js';
-import { ConsumerClient, CONSUMER_REFUSAL_CLOSE_CODE, type ConsumerClientOptions, type ConsumerCloseInfo } from '../../../relay/clients/consumer-client.js';
+import {
+  ConsumerClient,
+  CONSUMER_KEEPALIVE_MS,
+  CONSUMER_REFUSAL_CLOSE_CODE,
+  type ConsumerClientOptions,
+  type ConsumerCloseInfo,
+} from '../../../relay/clients/consumer-client.js';
+import { POLICY_DEFAULTS } from '../../../relay/core/index.js';
 import { answerConsumerHello, type E2EChannel } from '../../../relay/clients/e2e.js';
 import { generateAuthorityKey, type AuthorityKey } from '../../../relay/clients/keys.js';
 import { FakeSocket, SID, until } from './fake-socket.js';
@@ -133,6 +140,32 @@ describe('ConsumerClient', () => {
     expect(t.socket().sent.at(-1)).toEqual({ type: 'pong' });
     expect(t.notices).toEqual(['relay_disabled']);
     expect(t.client.state).toBe('open');
+  });
+
+  it('pings every keepaliveMs from welcome on, so that the bridge never counts it idle; stops once closed', async () => {
+    // Only the interval is faked: the hello's WebCrypto and `until` run on real time.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const key = await generateAuthorityKey();
+      const t = setup(key.authorityId, { keepaliveMs: 1000 });
+      const pings = (): number => t.socket().sent.filter((message) => message['type'] === 'ping').length;
+      const { ready } = await handshake(t, key);
+      await ready;
+      expect(pings()).toBe(0);
+      vi.advanceTimersByTime(2500);
+      expect(pings()).toBe(2);
+      expect(vi.getTimerCount()).toBe(1);
+      t.client.close();
+      expect(vi.getTimerCount()).toBe(0);
+
+      const quiet = setup(key.authorityId, { keepaliveMs: 0 });
+      await (await handshake(quiet, key)).ready;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    // The default leaves room for two late or lost pings within the bridge's default idle time.
+    expect(CONSUMER_KEEPALIVE_MS * 3).toBe(Number(POLICY_DEFAULTS.CONSUMER_IDLE_YIELD_MS));
   });
 
   it('reports the bridge closing (4404 Authority offline) and rejects connect()', async () => {
