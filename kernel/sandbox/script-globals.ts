@@ -137,12 +137,29 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
     }
   }
 
-  /** `log(message)` and `phase(name)` are checked here so the script can catch their errors. */
+  /**
+   * `log(message)` and `phase(name)` are checked here so the script can catch
+   * their errors. Values after a log message join it as `console.log` would
+   * show them (`log('Plan ready:', plan)`): strings as they are, others as JSON.
+   */
   function notifyGlobal(name: string, site: string, args: readonly unknown[]): void {
     if (name === 'log' && typeof args[0] !== 'string') throw workflowError('INVALID_METADATA', 'log needs a message string');
     if (name === 'phase' && (typeof args[0] !== 'string' || args[0].trim() === '')) throw workflowError('INVALID_METADATA', 'phase needs a non-empty name');
-    notify(name, site, args);
+    notify(name, site, name === 'log' && args.length > 1 ? [args.map(logPart).join(' ')] : args);
   }
 
   return { globals, marker };
+}
+
+/** One value of a log line: a string as it is, anything else as compact JSON (or what JSON cannot say, in words). */
+function logPart(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return '[function]';
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return '[a value JSON cannot show]';
+  }
 }

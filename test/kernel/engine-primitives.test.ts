@@ -193,6 +193,15 @@ describe('phase and log', () => {
     expect(entry).toMatchObject({ message: 'in branch', path: ['parallel:p/k'] });
   });
 
+  it('log joins the values after its message as console.log shows them: strings as they are, the rest as JSON', async () => {
+    const outcome = await h.run(`const cyclic = {}; cyclic.self = cyclic;
+log('Plan ready:', { steps: ['a', 'b'] }, 3, 'done', null, undefined, true);
+log('odd:', cyclic, () => 1, 10n);
+return 1;`);
+    const messages = h.runEvents(outcome.runDir).filter((entry) => entry['type'] === 'log').map((entry) => entry['message']);
+    expect(messages).toEqual(['Plan ready: {"steps":["a","b"]} 3 done null undefined true', 'odd: [a value JSON cannot show] [function] 10n']);
+  });
+
   it('log of a non-string is INVALID_METADATA', async () => {
     const outcome = await h.run(`log({ a: 1 }); return 1;`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');
