@@ -6,7 +6,7 @@
  * RPC boundary and stopped past it, and the RPC size is counted exactly
  * without building the JSON text.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ const MB = 1024 * 1024;
 async function run(command: string, options: { timeoutMs?: number; maxValueBytes?: number; signal?: AbortSignal; onStart?: ShellPlace['onStart']; cwd?: string } = {}) {
   let group: ShellGroup | undefined;
   let ended: boolean | undefined;
+  let held = 0;
   // Timed from the moment the group exists: what a busy machine adds to starting a process is not the shell's.
   let started = performance.now();
   const place: ShellPlace = {
@@ -33,6 +34,7 @@ async function run(command: string, options: { timeoutMs?: number; maxValueBytes
       options.onStart?.(g);
     },
     onEnd: (_g, stopped) => (ended = stopped),
+    onPipesHeld: () => (held += 1),
   };
   let result: Awaited<ReturnType<typeof runShell>> | undefined;
   let error: WorkflowError | undefined;
@@ -41,7 +43,7 @@ async function run(command: string, options: { timeoutMs?: number; maxValueBytes
   } catch (caught) {
     error = caught as WorkflowError;
   }
-  return { result, error, group, ended, alive: group === undefined ? false : groupAlive(group.pgid), ms: performance.now() - started };
+  return { result, error, group, ended, held, alive: group === undefined ? false : groupAlive(group.pgid), ms: performance.now() - started };
 }
 
 describe('shell process groups', () => {
@@ -51,6 +53,8 @@ describe('shell process groups', () => {
     expect(outcome.error?.message).toMatch(/timed out after 300 ms/);
     expect(outcome.alive).toBe(false);
     expect(outcome.ended).toBe(true);
+    // Its children were all in the group: nothing held the pipes after it.
+    expect(outcome.held).toBe(0);
     // Within the time-out plus the grace (the children die on TERM, so far less).
     expect(outcome.ms).toBeLessThan(300 + GROUP_GRACE_MS);
   });
@@ -87,9 +91,30 @@ describe('shell process groups', () => {
     try {
       expect(outcome.result?.exitCode).toBe(0);
       expect(outcome.alive).toBe(false);
+      // It still holds the pipes: the caller hears of it (a shell-orphan warning in a run).
+      expect(outcome.held).toBe(1);
       expect(outcome.ms).toBeLessThan(DRAIN_MS + GROUP_GRACE_MS);
     } finally {
       if (escaped > 0) process.kill(escaped, 'SIGKILL');
+    }
+  });
+
+  it('a time-out while a process that left the group writes to the pipes ends the call and reports the pipes held', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'wf-shell-held-'));
+    const pidFile = join(cwd, 'escaped.pid');
+    try {
+      const outcome = await run(`setsid sh -c 'echo $$ > ${pidFile}; while :; do printf .; sleep 0.01; done' & sleep 30`, { timeoutMs: 1000 });
+      expect(outcome.error?.code).toBe('SHELL_FAILED');
+      expect(outcome.alive).toBe(false);
+      expect(outcome.held).toBe(1);
+    } finally {
+      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+      try {
+        if (pid > 0) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already: it died on EPIPE
+      }
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 

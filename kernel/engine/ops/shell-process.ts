@@ -36,8 +36,6 @@ const CLOSE_MS = 100;
  * would hold the call for ever (issue 35). A time-out cuts it shorter.
  */
 const HELD_PIPES_MS = GROUP_GRACE_MS;
-/** How a call whose pipes a process outside its group held ended, in words (its warning). */
-export const HELD_PIPES_NOTE = `once that process had been silent for ${CLOSE_MS} ms, after ${HELD_PIPES_MS} ms, or at the time-out, whichever came first, and its pipes were closed (a writer gets EPIPE)`;
 
 /** What a later process needs to find the group again. */
 export interface ShellGroup {
@@ -58,7 +56,7 @@ export interface ShellProcessOptions {
   readonly maxBytes: number;
   /** Called synchronously once the group exists, before any output is read; a throw stops the group and fails the call. */
   readonly onStart: (group: ShellGroup) => void;
-  /** The call ended while a process outside the group (it left with setsid) still held its output pipes, which were then closed. */
+  /** The call ended (its shell exited, timed out or was cancelled) while a process outside the group still held its output pipes, which were then closed. */
   readonly onPipesHeld?: (group: ShellGroup) => void;
   /** Called once no process of the group runs any more (or the host gave up waiting for it). */
   readonly onEnd?: (group: ShellGroup, stopped: boolean) => void;
@@ -135,12 +133,16 @@ class ShellRun {
   #restStopping = false;
   readonly #exited: Promise<void>;
   #onExited!: () => void;
+  /** Both pipes closed: no process holds them any more. */
+  readonly #pipesClosed: Promise<void>;
+  #onPipesClosed!: () => void;
 
   constructor(child: ShellChild, options: ShellProcessOptions, resolve: (end: ShellEnd) => void) {
     this.#child = child;
     this.#options = options;
     this.#resolve = resolve;
     this.#exited = new Promise((done) => (this.#onExited = done));
+    this.#pipesClosed = new Promise((done) => (this.#onPipesClosed = done));
   }
 
   start(): void {
@@ -179,6 +181,7 @@ class ShellRun {
       stream.on('data', (chunk: Buffer) => this.#read(collected, chunk));
       stream.once('close', () => {
         collected.ended = true;
+        if (this.#out.stdout.ended && this.#out.stderr.ended) this.#onPipesClosed();
         this.#afterExit();
       });
       stream.on('error', () => undefined);
@@ -211,17 +214,41 @@ class ShellRun {
 
   #onAbort = (): void => this.#end({ kind: 'cancelled' });
 
-  /** Ends the call early: stop the group, then resolve without waiting for the pipes. */
+  /**
+   * Ends the call early: stop the group, then resolve without waiting for
+   * the pipes. Past the output boundary they close at once (a writer gets
+   * EPIPE); otherwise once the group is gone, so the host can tell whether a
+   * process outside the group still holds them (what is read meanwhile is
+   * dropped: the call is cut).
+   */
   #end(reason: ShellEnd): void {
     if (this.#cut !== undefined || this.#done) return;
     this.#cut = reason;
-    this.#child.stdout.destroy();
-    this.#child.stderr.destroy();
+    if (reason.kind === 'overflow') this.#closePipes();
     void this.#stop().then(async () => {
-      // The leader is dead or stuck; its exit event lets the host reap it, but is not worth more than a moment.
-      await Promise.race([this.#exited, sleep(CLOSE_MS)]);
+      // The leader is dead or stuck; its exit event lets the host reap it, and the pipes close with the group, but neither is worth more than a moment.
+      await Promise.race([Promise.all([this.#exited, this.#pipesClosed]), sleep(CLOSE_MS)]);
+      // Past the boundary the pipes were closed at once; a group that never ran (its record failed) was never read.
+      const held = reason.kind !== 'overflow' && reason.kind !== 'record' && !(this.#out.stdout.ended && this.#out.stderr.ended);
+      this.#closePipes();
+      if (held) this.#pipesHeld();
       this.#finish(reason);
     });
+  }
+
+  #closePipes(): void {
+    this.#child.stdout.destroy();
+    this.#child.stderr.destroy();
+  }
+
+  #pipesHeld(): void {
+    const group = this.#group;
+    if (group === undefined) return;
+    try {
+      this.#options.onPipesHeld?.(group);
+    } catch {
+      // best-effort, as the run log it writes to
+    }
   }
 
   /** Called on exit and on each pipe's close: the normal end, once all three happened. */
@@ -260,9 +287,8 @@ class ShellRun {
       }
       if (this.#cut !== undefined) return;
       const held = !(stdout.ended && stderr.ended);
-      this.#child.stdout.destroy();
-      this.#child.stderr.destroy();
-      if (held && this.#group !== undefined) this.#notify(() => this.#options.onPipesHeld?.(this.#group!));
+      this.#closePipes();
+      if (held) this.#pipesHeld();
       this.#finishExit();
     });
   }
@@ -288,15 +314,6 @@ class ShellRun {
       return stopped;
     })();
     return this.#stopping;
-  }
-
-  /** A caller's observer never breaks the call. */
-  #notify(observer: () => void): void {
-    try {
-      observer();
-    } catch {
-      // best-effort, as the run log it writes to
-    }
   }
 
   #finishExit(): void {

@@ -11,7 +11,7 @@ import { appendRunEvent, prefix, RECORDED_PREFIX_BYTES } from '../run-log.js';
 import { failedCall, recordCall, type ShellCallRecord } from '../call-records.js';
 import { mismatch, type JournalRecord } from '../journal-record.js';
 import type { JsonValue } from '../../json.js';
-import { HELD_PIPES_NOTE, runShellProcess, type ShellGroup } from './shell-process.js';
+import { runShellProcess, type ShellGroup } from './shell-process.js';
 import { recordGroupEnded, recordGroupStarted } from './shell-records.js';
 
 /** The longest delay a Node timer can hold. */
@@ -162,7 +162,7 @@ export async function recordedShell(request: ShellRequest, place: ShellCallPlace
         appendRunEvent(place.runDir, {
           at: new Date().toISOString(),
           type: 'warning',
-          message: `shell ${place.key} exited, but a process that left its process group ${group.pgid} (setsid) still held its output; the call ended ${HELD_PIPES_NOTE}. That process was not signalled: nothing proves it is the command's. End it yourself if it is`,
+          message: `shell ${place.key} ended, but a process that had left its process group ${group.pgid} (setsid, a daemon) still held its output; its pipes were closed (a writer gets EPIPE). That process was not signalled: nothing proves it is the command's. End it yourself if it is`,
           details: { kind: 'shell-orphan', action: 'pipes-held', key: place.key, pgid: group.pgid },
         }),
     });
