@@ -66,6 +66,8 @@ export type { ListProblem, LockOwner, RunEntry } from './store/index.js';
 export { READ_LIMITS, entryKind, readRegular, readRegularIfExists, readResultText } from './store/index.js';
 // A host fault writing a file the run owns outside the store (an agent's transcript) halts the run like a store write.
 export { errnoCode, writeFailed } from './store/index.js';
+// The precompiled validators' runtime helpers (scripts/precompile-schemas.ts), for those in plugins.
+export { jsonEqual, ucs2length } from './schema-runtime.js';
 export { checkStoredRun, shownSnapshot } from './engine/stored-run-queries.js';
 export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
 export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';
