@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorkflowError } from '../errors.js';
 import { isStoreFault } from '../store/index.js';
+import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { JsonValue } from '../json.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { performPrimitive } from './ops/primitives.js';
@@ -139,6 +140,7 @@ export class RunExecution implements FunctionHost {
       scopeCwds: this.#scopeCwds,
       signal: this.#abort.signal,
       noteOptions: (site: string, options: Readonly<Record<string, unknown>>) => this.#optionNotes.note(site, options),
+      adoptOptions: (site: string, options: AgentCallOptions) => this.#optionNotes.adopt(site, options),
     };
     this.#agents = new AgentOps(agentDeps, journaledAgentStep(this.#steps));
   }

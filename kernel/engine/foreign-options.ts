@@ -12,6 +12,7 @@ import { CORE_AGENT_OPTIONS } from './ops/agent-options.js';
 import type { Kernel } from '../kernel.js';
 import { describeMissing } from '../plugin-set.js';
 import type { WorkflowRegistryApi } from '../registry/index.js';
+import { adoptSchema, SCHEMA_OPTION, schemaNote } from './schema-option.js';
 
 const WORKTREE = 'run the agent inside withWorktree("name", () => agent(...)), which materializes a named git worktree for everything in the callback';
 const THINKING = 'put the thinking level on the model: model: "provider/model:high" or "alias:high"';
@@ -19,7 +20,6 @@ const TURNS = 'continue a conversation with a handle: const dev = agent.create({
 
 /** Option name → what to write instead. */
 export const FOREIGN_AGENT_OPTIONS: Readonly<Record<string, string>> = {
-  schema: 'use outputSchema: { type: "object", ... }; the agent then returns a value of that shape (without it, it returns text)',
   jsonSchema: 'use outputSchema: { type: "object", ... }; the agent then returns a value of that shape (without it, it returns text)',
   responseFormat: 'use outputSchema: { type: "object", ... }; the agent then returns a value of that shape (without it, it returns text)',
   isolation: WORKTREE,
@@ -65,6 +65,7 @@ export function foreignOptionWarning(kernel: Kernel, declared: ReadonlySet<strin
   const where = sites.length === 0 ? '' : ` (at ${sites.join(', ')})`;
   const provider = kernel.provider('agentOptions', name);
   if (provider !== undefined && !provider.loaded) return `Agent option "${name}"${where} is read by ${describeMissing(provider)}: until then it is ignored`;
+  if (name === SCHEMA_OPTION) return schemaNote(where);
   const instead = Object.hasOwn(FOREIGN_AGENT_OPTIONS, name) ? FOREIGN_AGENT_OPTIONS[name] : undefined;
   if (instead === undefined) return undefined;
   return `Agent option "${name}"${where} means nothing to this runtime or its loaded extensions and is ignored: ${instead}`;
@@ -99,6 +100,12 @@ export class OptionNotes {
   /** The option names the preflight found in literals, by site (warned about at launch). */
   set launchKeys(keys: Readonly<Record<string, readonly string[]>>) {
     this.#launchKeys = keys;
+  }
+
+  /** The options a call at `site` runs with: `schema` read as outputSchema unless a loaded extension reads it (schema-option.ts). */
+  adopt<T extends Readonly<Record<string, unknown>>>(site: string, options: T): T {
+    if (!Object.hasOwn(options, SCHEMA_OPTION) || declaredAgentOptions(this.#kernel, this.#registry, [SCHEMA_OPTION]).has(SCHEMA_OPTION)) return options;
+    return adoptSchema(options, `agent at ${site}`);
   }
 
   note(site: string, options: Readonly<Record<string, unknown>>): void {

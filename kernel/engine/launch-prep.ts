@@ -17,7 +17,8 @@ import type { AgentPreparation } from '../contracts/preparation.js';
 import type { AgentCallOptions } from '../contracts/agent-options.js';
 import type { PreparationInspection } from './engine-types.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
-import { foreignOptionWarnings } from './foreign-options.js';
+import { declaredAgentOptions, foreignOptionWarnings } from './foreign-options.js';
+import { adoptSchema, SCHEMA_OPTION } from './schema-option.js';
 import type { RunSnapshot } from './snapshot.js';
 
 /** Globals every script has, whatever plugins are loaded. */
@@ -148,7 +149,10 @@ export class LaunchPrep {
     // Spec 2 rule 5: also the agent calls in the source of each registered function the script calls by name.
     const registry = loadingRegistry();
     const sources = compiled.functionCalls.flatMap((name) => functionSource(registry.getFunction(name)?.definition.run) ?? []);
-    const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources);
+    const readsSchema = declaredAgentOptions(this.#options.kernel, registry, [SCHEMA_OPTION]).has(SCHEMA_OPTION);
+    // A literal `schema` that cannot be read as outputSchema is refused before the run exists.
+    if (!readsSchema) for (const group of compiled.staticAgentOptions) adoptSchema(group.options, `agent at ${group.sites.join(', ')}`);
+    const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources).map((options) => (readsSchema ? options : adoptSchema(options, 'agent')));
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
     return { compiled, warnings: foreignOptionWarnings(this.#options.kernel, registry, compiled.agentOptionKeys) };

@@ -222,7 +222,8 @@ function staticObject(node: estree.ObjectExpression, outputSchemaMayBeDynamic: b
     if (key === undefined || key === '__proto__') return DYNAMIC;
     const value = staticValue(property.value as Node);
     if (value !== DYNAMIC) result[key] = value;
-    else if (outputSchemaMayBeDynamic && key === 'outputSchema') delete result[key];
+    // `schema` is read as outputSchema (engine/schema-option.ts).
+    else if (outputSchemaMayBeDynamic && (key === 'outputSchema' || key === 'schema')) delete result[key];
     else return DYNAMIC;
   }
   return result;

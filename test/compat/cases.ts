@@ -102,8 +102,9 @@ export const COMPAT_CASES: readonly CompatCase[] = [
     from: VEK_OLD,
     pattern: 5,
     cli: true,
-    warnings: ['Agent option "name"', `${SCHEMA_WARNING} (at 2:22) means nothing to this runtime or its loaded extensions and is ignored: use outputSchema`],
-    expect: { value: echo('Count failures') },
+    warnings: ['Agent option "name"', `${SCHEMA_WARNING} (at 2:22) is read as outputSchema`],
+    answers: { 'Count failures': { count: 3 } },
+    expect: { value: { count: 3 } },
   },
   {
     file: 'vek-old-parallel.js',
@@ -141,13 +142,9 @@ export const COMPAT_CASES: readonly CompatCase[] = [
     cli: true,
     args: { files: ['a.ts', 'b.ts'] },
     meta: { name: 'route-audit', description: 'Audit route files for missing auth checks' },
-    warnings: [`${SCHEMA_WARNING} (at 12:5)`],
-    expect: {
-      value: {
-        files: ['a.ts', 'b.ts'],
-        findings: [echo('Audit a.ts for routes without an auth check.'), echo('Audit b.ts for routes without an auth check.')],
-      },
-    },
+    warnings: [`${SCHEMA_WARNING} (at 12:5) is read as outputSchema`],
+    answers: { 'Audit a.ts for routes without an auth check.': { missing: ['GET /admin'] }, 'Audit b.ts for routes without an auth check.': { missing: [] } },
+    expect: { value: { files: ['a.ts', 'b.ts'], findings: [{ missing: ['GET /admin'] }, { missing: [] }] } },
   },
   {
     file: 'cc-pipeline-spread-stages.js',

@@ -63,11 +63,34 @@ describe('foreign agent options', () => {
   it('warn at launch, in the run events and on the handle, naming our equivalent; the run still runs', async () => {
     const handle = await h.launch("return await agent('x', { schema: { type: 'object' }, isolation: 'worktree', label: 'x', advisor: true });");
     expect(handle.warnings).toEqual([
-      'Agent option "schema" (at 1:14) means nothing to this runtime or its loaded extensions and is ignored: use outputSchema: { type: "object", ... }; the agent then returns a value of that shape (without it, it returns text)',
+      'Agent option "schema" (at 1:14) is read as outputSchema: the agent returns a value of that JSON Schema\'s shape (outputSchema is this runtime\'s name for it)',
       'Agent option "isolation" (at 1:14) means nothing to this runtime or its loaded extensions and is ignored: run the agent inside withWorktree("name", () => agent(...)), which materializes a named git worktree for everything in the callback',
     ]);
-    expect((await handle.outcome).value).toBe('echo:x');
+    // Read as outputSchema: the submitted object is the value, not text.
+    expect((await handle.outcome).value).toEqual({ result: 'echo:x' });
     expect(warnings(handle.runDir)).toEqual(handle.warnings);
+  });
+
+  it('read schema built at run time as outputSchema too, with a note in the run events', async () => {
+    const outcome = await h.run("const schema = JSON.parse('{\"type\":\"object\"}');\nreturn await agent('y', { schema });");
+    expect(outcome.value).toEqual({ result: 'echo:y' });
+    expect(warnings(outcome.runDir)).toEqual([expect.stringContaining('Agent option "schema" (at 2:14) is read as outputSchema')]);
+  });
+
+  it('refuse a literal schema that is no JSON Schema object, or one beside outputSchema, before the run exists, with the form to write', async () => {
+    for (const options of ["{ schema: 'json' }", "{ schema: { type: 'object' }, outputSchema: { type: 'object' } }"]) {
+      const refused = await h.launch(`return await agent('z', ${options});`).then(
+        () => undefined,
+        (error: unknown) => error as { code: string; message: string },
+      );
+      expect(refused?.code, options).toBe('INVALID_METADATA');
+      expect(refused?.message).toMatch(/^agent at 1:14: .*outputSchema: \{ type: "object", properties: \{ \.\.\. \}, required: \[\.\.\.\] \}/);
+    }
+  });
+
+  it('refuse a schema built at run time that is no object as INVALID_METADATA the script can catch', async () => {
+    const outcome = await h.run("const schema = JSON.parse('\"json\"');\ntry { await agent('w', { schema }); } catch (e) { return e.code; }");
+    expect(outcome.value).toBe('INVALID_METADATA');
   });
 
   it('warn at run time for option objects built dynamically, once per option and site', async () => {

@@ -43,6 +43,8 @@ export interface AgentOpsDeps extends Omit<AgentEnvDeps, 'handleSessions' | 'adm
   readonly signal: AbortSignal;
   /** Sees the options of each performed agent call and each handle created, by site: warnings about foreign options. */
   noteOptions?(site: string, options: AgentCallOptions): void;
+  /** The options the call runs with (`schema` read as outputSchema, schema-option.ts); throws INVALID_METADATA when they cannot be. */
+  adoptOptions?(site: string, options: AgentCallOptions): AgentCallOptions;
 }
 
 export class AgentOps {
@@ -97,8 +99,9 @@ export class AgentOps {
     handle?: { name: string; turn: number; configKey: string },
   ): Promise<JsonValue> {
     return this.#step(scope, site, async (key, occurrence) => {
-      const { prompt, options } = request();
-      if (handle === undefined) this.#deps.noteOptions?.(site, options);
+      const { prompt, options: given } = request();
+      if (handle === undefined) this.#deps.noteOptions?.(site, given);
+      const options = this.#deps.adoptOptions?.(site, given) ?? given;
       const label = options.label ?? handle?.name ?? options.model ?? 'agent';
       const place = this.#deps.scopeCwds.of(scope);
       const identity = {
