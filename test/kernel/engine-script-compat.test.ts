@@ -88,6 +88,17 @@ describe('foreign agent options', () => {
     }
   });
 
+  it('leave schema to a loaded extension that declares it: neither read as outputSchema nor refused', async () => {
+    const own = createHarness({ plugins: [{ name: 'schema-reader', provides: { agentOptions: ['schema'] }, apply: () => undefined }] });
+    try {
+      const handle = await own.launch("return await agent('v', { schema: 'json' });");
+      expect(handle.warnings ?? []).toEqual([]);
+      expect((await handle.outcome).value).toBe('echo:v');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuse a schema built at run time that is no object as INVALID_METADATA the script can catch', async () => {
     const outcome = await h.run("const schema = JSON.parse('\"json\"');\ntry { await agent('w', { schema }); } catch (e) { return e.code; }");
     expect(outcome.value).toBe('INVALID_METADATA');
