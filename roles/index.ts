@@ -13,10 +13,11 @@
  * agent keeps what its role gave it.
  */
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { WorkflowError, workflowPluginEntry, type AgentPreparation, type KernelPlugin, type KernelPreparationContext } from '../kernel/index.js';
 import { applyRole } from './apply.js';
 import { freezeRoleContributions, resetRoleContributions, roleContributions, type RoleContribution } from './contributions.js';
-import { discoverRoles, type RoleSet } from './discovery.js';
+import { discoverRoles, globalRolesDir, projectRolesDir, type RoleSet } from './discovery.js';
 import { ROLE_NAME_PATTERN } from './role-file.js';
 
 export const PLUGIN_NAME = 'roles';
@@ -72,7 +73,8 @@ export function createRolesPlugin(options: RolesPluginOptions = {}): KernelPlugi
         if (context.signal.aborted) throw new WorkflowError('CANCELLED', 'agent preparation was cancelled');
         const role = roles.get(requested);
         if (role === undefined) {
-          throw new WorkflowError('INVALID_METADATA', `Unknown role "${requested}"; the roles are ${[...roles.keys()].sort().join(', ')}`, { option: ROLE_OPTION, role: requested });
+          const define = `define it in ${join(globalRolesDir(context.agentDir), `${requested}.md`)} (or in the trusted project's ${join(projectRolesDir(context.projectCwd), `${requested}.md`)}): Markdown with YAML front matter (description, model, tools ...) and the role's guidance as its body, see docs/roles.md`;
+          throw new WorkflowError('INVALID_METADATA', `Unknown role "${requested}"; the roles are ${[...roles.keys()].sort().join(', ')}. To use "${requested}", ${define}`, { option: ROLE_OPTION, role: requested });
         }
         return applyRole(preparation, role.definition, context, { callSelectorsAside });
       });

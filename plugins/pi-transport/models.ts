@@ -56,5 +56,20 @@ export function resolveModel(runtime: ModelRuntime, text: string): ResolvedModel
   const configError = runtime.getError();
   const hint = configError === undefined ? '' : ` (model configuration error: ${configError})`;
   const shape = modelReferenceCandidates(text).length === 0 ? '; expected provider/model or provider/model:thinking' : '';
-  throw new WorkflowError('UNKNOWN_MODEL', `Unknown model "${text}"${shape}${hint}`, { model: text });
+  throw new WorkflowError('UNKNOWN_MODEL', `Unknown model "${text}"${shape}${hint}; ${modelsThere(runtime, modelReferenceCandidates(text)[0]?.provider)}`, { model: text });
+}
+
+/** How many model names an UNKNOWN_MODEL message lists. */
+const LISTED_MODELS = 12;
+
+/** The models the message offers instead: the named provider's, else those with credentials, else all. */
+function modelsThere(runtime: ModelRuntime, provider: string | undefined): string {
+  const own = provider === undefined ? [] : runtime.getModels(provider);
+  const available = runtime.getAvailableSnapshot();
+  const [what, models] =
+    own.length > 0 ? [`provider "${provider}" has`, own] : available.length > 0 ? ['models with credentials here', available] : ['known models', runtime.getModels()];
+  if (models.length === 0) return 'no model is configured (pi --list-models)';
+  const names = models.slice(0, LISTED_MODELS).map((model) => `${model.provider}/${model.id}`);
+  const more = models.length > LISTED_MODELS ? `, and ${models.length - LISTED_MODELS} more` : '';
+  return `${what}: ${names.join(', ')}${more} (pi --list-models lists them all; a call-level model also needs its :thinking suffix)`;
 }

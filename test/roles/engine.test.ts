@@ -128,6 +128,8 @@ describe('the role option through the engine', () => {
     const error = await rejectionOf(s.run(`await shell('touch side-effect'); return await agent('x', { role: 'nobody' });`));
     expect(error.code).toBe('INVALID_METADATA');
     expect(error.message).toContain('Unknown role "nobody"; the roles are developer, oracle, researcher, reviewer, scout');
+    // And how to define it: the file to write.
+    expect(error.message).toContain(`To use "nobody", define it in ${join(s.agentDir, 'pi-extensible-workflows', 'roles', 'nobody.md')}`);
     expect(existsSync(join(s.cwd, 'side-effect'))).toBe(false);
     expect(s.engine.list(s.cwd)).toEqual([]);
   });

@@ -34,6 +34,10 @@ describe('pi transport start-up', () => {
       code: 'UNKNOWN_MODEL',
       message: expect.stringContaining('"faux/missing:low"'),
     });
+    // It names what the provider has instead.
+    await expect(transport.createSession(...sessionArgs({ cwd: dir.cwd, model: 'faux/missing:low' }))).rejects.toMatchObject({
+      message: expect.stringContaining('provider "faux" has: faux/faux-1, faux/plain (pi --list-models lists them all'),
+    });
     await expect(transport.createSession(...sessionArgs({ cwd: dir.cwd, model: 'faux-1' }))).rejects.toMatchObject({ code: 'UNKNOWN_MODEL' });
   });
 
