@@ -52,7 +52,8 @@ const GLOBALS: Readonly<Record<string, string>> = {
   self: NO_GLOBAL,
   global: NO_GLOBAL,
   document: 'a workflow has no browser: ask an agent that has browser tools',
-  conversation: 'a workflow does not see the conversation that launched it: pass what it needs in args when you launch it',
+  conversation:
+    'a workflow does not see the conversation that launched it: pass what it needs in args when you launch it. For a conversation with one agent over several turns, use a handle: const dev = agent.create({ name: "dev" }); await dev.send("..."); await dev.send("...")',
   context: PRIMITIVES_ARE_GLOBALS,
   ctx: PRIMITIVES_ARE_GLOBALS,
   budget: 'a script cannot read its budget: give the launch a budget (the workflow tool\'s budget parameter, or wfcli run --budget), and the run stops or pauses at it',
