@@ -1,6 +1,7 @@
 /**
- * `parallel` and `pipeline` call shapes of other runtimes, refused before the
- * script runs, with the call rewritten in ours. Accepted forms (structure.ts):
+ * `parallel` and `pipeline` call shapes of other runtimes, and `agent` calls
+ * without a prompt, refused before the script runs, with the call rewritten
+ * in ours. Accepted forms (structure.ts):
  * `parallel(name?, tasks)` and `pipeline(name?, items, stages)` with records
  * or arrays. Refused, because their results or stage arguments differ from
  * ours and a script written for them would go wrong later:
@@ -66,12 +67,36 @@ function key(name: string): string {
 export function checkShapes(sites: readonly Site[], text: string, lines: LineIndex): void {
   const effectCalls = new Set<Node>(sites.filter((site) => site.kind !== 'primitive' || !['log', 'phase', 'prompt'].includes(site.callee)).map((site) => site.call));
   for (const site of sites) {
+    if (site.kind === 'agent') {
+      const problem = promptProblem(site.call.arguments as Node[], text);
+      if (problem !== undefined) throw syntaxError(site, problem);
+      continue;
+    }
     if (site.kind !== 'primitive' || (site.callee !== 'parallel' && site.callee !== 'pipeline')) continue;
     const args = site.call.arguments as Node[];
     if (args.some((arg) => arg.type === 'SpreadElement')) continue;
     const problem = site.callee === 'parallel' ? parallelProblem(args, text, effectCalls) : pipelineProblem(args, text);
     if (problem !== undefined) throw syntaxError(problem.at === undefined ? site : lines.position(span(problem.at).start), problem.message);
   }
+}
+
+/**
+ * An `agent(...)` call whose prompt is missing or provably not text: the
+ * call would fail only when it runs, after the work before it.
+ */
+function promptProblem(args: readonly Node[], text: string): string | undefined {
+  const [first] = args;
+  if (first === undefined) return "agent needs its prompt first: agent('Review the API for missing auth checks', { label: 'api' })";
+  if (first.type === 'SpreadElement') return undefined;
+  const fields = properties(first);
+  const prompt = fields?.get('prompt') ?? fields?.get('task');
+  if (prompt !== undefined) {
+    const rest = [...(fields ?? new Map<string, Node>())].filter(([name]) => name !== 'prompt' && name !== 'task');
+    const options = rest.length === 0 ? '' : `, { ${rest.map(([name, value]) => `${key(name)}: ${snippet(text, value)}`).join(', ')} }`;
+    return `agent takes its prompt as the first argument and its options second: write agent(${snippet(text, prompt)}${options})`;
+  }
+  const notText = first.type === 'ObjectExpression' || first.type === 'ArrayExpression' || (first.type === 'Literal' && (typeof first.value !== 'string' || first.value === ''));
+  return notText ? `agent's first argument is its prompt, a non-empty string: agent('Review the API for missing auth checks', { label: 'api' }); this call passes ${snippet(text, first)}` : undefined;
 }
 
 interface Problem {

@@ -83,7 +83,7 @@ describe('launch to a terminal state', () => {
   });
 
   it('a workflow error thrown by the script keeps its code', async () => {
-    const outcome = await h.run(`await agent('');`);
+    const outcome = await h.run(`await agent([''].join(''));`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');
   });
 

@@ -209,3 +209,22 @@ describe('launch facts for warnings and errors', () => {
     expect(() => preflight("agent('late'); const t = Date.now(); await parallel([{ name: 'a', run: () => 1 }], { name: 'x' });", legacy)).not.toThrow();
   });
 });
+
+describe('agent calls without a prompt', () => {
+  it('are refused before anything runs, with the call to write', () => {
+    expectRejected("await shell('touch x');\nreturn await agent();", 2, 14, "agent needs its prompt first: agent('Review the API");
+    expectRejected("return await agent({ prompt: 'Review ' + args.file, model: 'fast' });", 1, 14, "write agent('Review ' + args.file, { model: 'fast' })");
+    expectRejected("return await agent({ task: 'Audit' });", 1, 14, "write agent('Audit')");
+    expectRejected("return await agent({ label: 'x' });", 1, 14, "agent's first argument is its prompt, a non-empty string");
+    expectRejected("return await agent('');", 1, 14, "this call passes ''");
+    expectRejected('return await agent(42);', 1, 14, 'this call passes 42');
+    // The proposed edits pass.
+    for (const edited of ["return await agent('Review ' + args.file, { model: 'fast' });", "return await agent('Audit');"]) expect(() => compile(edited), edited).not.toThrow();
+  });
+
+  it('accept whatever may be text: a variable, a template, a call', () => {
+    for (const source of ['const p = "x";\nreturn await agent(p);', 'return await agent(`Review ${args.file}`);', "return await agent(prompt('Hi {n}', { n: 1 }));", 'const a = ["x"];\nreturn await agent(...a);']) {
+      expect(() => compile(source), source).not.toThrow();
+    }
+  });
+});
