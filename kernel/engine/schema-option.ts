@@ -20,7 +20,7 @@ export function schemaNote(where: string): string {
 }
 
 /** Why `options.schema` cannot be read as outputSchema, or undefined when it can (or is absent). */
-export function schemaProblem(options: Readonly<Record<string, unknown>>): string | undefined {
+function schemaProblem(options: Readonly<Record<string, unknown>>): string | undefined {
   if (!Object.hasOwn(options, SCHEMA_OPTION)) return undefined;
   if (options['outputSchema'] !== undefined) return `agent options give both schema and outputSchema; keep the one the answer must match as ${FORM} and remove schema`;
   const schema = options[SCHEMA_OPTION];

@@ -145,10 +145,25 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
   function notifyGlobal(name: string, site: string, args: readonly unknown[]): void {
     if (name === 'log' && typeof args[0] !== 'string') throw workflowError('INVALID_METADATA', 'log needs a message string');
     if (name === 'phase' && (typeof args[0] !== 'string' || args[0].trim() === '')) throw workflowError('INVALID_METADATA', 'phase needs a non-empty name');
-    notify(name, site, name === 'log' && args.length > 1 ? [args.map(logPart).join(' ')] : args);
+    notify(name, site, name === 'log' ? [logLine(args)] : args);
   }
 
   return { globals, marker };
+}
+
+/**
+ * The host keeps 4 KB of a log line (LOG_LIMIT_BYTES, engine/run-log.ts);
+ * 4,096 UTF-16 units are never fewer bytes, so cutting here changes nothing
+ * it keeps, and a huge line or value never meets the RPC limit on the way.
+ */
+const LOG_LINE_UNITS = 4096;
+
+function logLine(args: readonly unknown[]): string {
+  const line = args.length === 1 ? (args[0] as string) : args.map(logPart).join(' ');
+  if (line.length <= LOG_LINE_UNITS) return line;
+  // Never half of a surrogate pair.
+  const code = line.charCodeAt(LOG_LINE_UNITS - 1);
+  return line.slice(0, code >= 0xd800 && code <= 0xdbff ? LOG_LINE_UNITS - 1 : LOG_LINE_UNITS);
 }
 
 /** One value of a log line: a string as it is, anything else as compact JSON (or what JSON cannot say, in words). */

@@ -203,6 +203,13 @@ return 1;`);
     expect(messages).toEqual(['Plan ready: {"steps":["a","b"]} 3 done null undefined true', 'odd: [a value JSON cannot show] [function] 10n']);
   });
 
+  it('log keeps 4 KB of a line of any size: a value past the RPC limit does not fail the run', async () => {
+    const outcome = await h.run(`log('big:', { s: 'y'.repeat(11000000) }); log('z'.repeat(11000000)); log('😀'.repeat(3000)); return 1;`);
+    expect(outcome.value).toBe(1);
+    const messages = h.runEvents(outcome.runDir).filter((entry) => entry['type'] === 'log').map((entry) => String(entry['message']));
+    expect(messages).toEqual([`big: {"s":"${'y'.repeat(4096 - 11)}`, 'z'.repeat(4096), '😀'.repeat(1024)]);
+  });
+
   it('log of a non-string is INVALID_METADATA', async () => {
     const outcome = await h.run(`log({ a: 1 }); return 1;`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');
