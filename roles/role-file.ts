@@ -4,9 +4,18 @@
  * whose body is prompt guidance. The front matter is validated with ajv and
  * unknown keys are refused, so a typo never silently drops a policy.
  */
+import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
-import { parse } from 'yaml';
 import { WorkflowError, compileOnFirstUse, formatAjvErrors, messageOf, normalizeSettingsSelectors } from '../kernel/index.js';
+
+type YamlParse = (source: string) => unknown;
+let yamlParse: YamlParse | undefined;
+
+/** `yaml` loads on the first role file read: a session or command without role files never pays its ~40 ms. */
+function parseYaml(source: string): unknown {
+  yamlParse ??= (createRequire(import.meta.url)('yaml') as { parse: YamlParse }).parse;
+  return yamlParse(source);
+}
 
 /** Role names, like alias names: the file name without `.md`. */
 export const ROLE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -89,7 +98,7 @@ export function parseRoleFile(text: string, file: string, home: string): RoleDef
   const { yaml, body } = split(text, file);
   let data: unknown;
   try {
-    data = parse(yaml);
+    data = parseYaml(yaml);
   } catch (error) {
     throw invalid(file, `the front matter is not valid YAML: ${messageOf(error)}`);
   }

@@ -41,7 +41,7 @@ export const FOREIGN_AGENT_OPTIONS: Readonly<Record<string, string>> = {
   timeout: 'use timeoutMs',
   retry: 'use retries',
   maxRetries: 'use retries',
-  allowedTools: 'use tools (a selector list, e.g. ["!*", "read", "grep"])',
+  allowedTools: 'use tools (a selector list, e.g. ["!*", "read", "bash"]: "!*" first, then what the agent gets)',
   disallowedTools: 'use excludeTools',
   systemPrompt: 'put the instructions in the prompt, or use a role (roles plugin)',
   system: 'put the instructions in the prompt, or use a role (roles plugin)',

@@ -19,6 +19,7 @@ import type { PreparationInspection } from './engine-types.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
 import { declaredAgentOptions, foreignOptionWarnings } from './foreign-options.js';
 import { adoptSchema, SCHEMA_OPTION } from './schema-option.js';
+import { toolSelectorWarnings, writtenTools } from './tool-warnings.js';
 import type { RunSnapshot } from './snapshot.js';
 
 /** Globals every script has, whatever plugins are loaded. */
@@ -155,7 +156,14 @@ export class LaunchPrep {
     const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources).map((options) => (readsSchema ? options : adoptSchema(options, 'agent')));
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
-    return { compiled, warnings: foreignOptionWarnings(this.#options.kernel, registry, compiled.agentOptionKeys) };
+    const toolWarnings: string[] = [];
+    for (const group of compiled.staticAgentOptions) {
+      const written = writtenTools(group.options);
+      if (written === undefined) continue;
+      const prepared = await this.prepareInspected(launch.cwd, settings, segment, readsSchema ? group.options : adoptSchema(group.options, 'agent'), signal);
+      toolWarnings.push(...toolSelectorWarnings({ written, sites: group.sites, prepared }, segment.inventory.rootTools));
+    }
+    return { compiled, warnings: [...foreignOptionWarnings(this.#options.kernel, registry, compiled.agentOptionKeys), ...toolWarnings] };
   }
 
   /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */

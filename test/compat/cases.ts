@@ -94,7 +94,8 @@ export const COMPAT_CASES: readonly CompatCase[] = [
     from: VEK_OLD,
     pattern: 3,
     meta: { name: 'release-check', description: 'Check a release' },
-    warnings: ['Agent option "name" (at 1:140)', 'use label for the display name'],
+    // The old README's tools list meant an allow-list there; here it restricts nothing, and the launch says so.
+    warnings: ['Agent option "name" (at 1:140)', 'use label for the display name', 'Agent option "tools" (at 1:140) restricts nothing: ["read"]'],
     expect: { value: { result: echo('Inspect the package') } },
   },
   {
@@ -206,6 +207,20 @@ export const COMPAT_CASES: readonly CompatCase[] = [
         summary: echo(`Summarize each module:\n${echo('List the top-level modules of this repository.')}`),
       },
     },
+  },
+  {
+    file: 'model-tools-grep.js',
+    from: `${MODEL} (the selector example of an earlier skill)`,
+    cli: true,
+    warnings: ['Agent option "tools" (at 2:22) names "grep", which the launching session does not have (its tools: read, bash, edit, write), so the agent gets read'],
+    expect: { value: echo('Review the parser for bugs.') },
+  },
+  {
+    file: 'model-tools-positive.js',
+    from: MODEL,
+    cli: true,
+    warnings: ['Agent option "tools" (at 2:21) restricts nothing: ["read", "bash"] only enables tools', 'write ["!*", "read", "bash"] to grant only those'],
+    expect: { value: echo('Summarize the build scripts.') },
   },
   { file: 'qs-console.js', from: QS, pattern: 8, cli: true, expect: { preflight: ['Line 3, column 1: "console" is not defined in workflow scripts: use log(message)'] } },
   { file: 'qs-process-cwd.js', from: QS, pattern: 8, expect: { preflight: ['"process" is not defined in workflow scripts: a script has no process', 'shell("pwd")'] } },

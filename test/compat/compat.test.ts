@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowError } from '../../kernel/errors.js';
 import { registerWorkflowExtension, resetWorkflowRegistry } from '../../kernel/registry/index.js';
 import { worktreesPlugin } from '../../plugins/worktrees/index.js';
+import { defaultSessionTools } from '../support/default-session-tools.js';
 import { createHarness, type Harness } from '../support/engine-harness.js';
 import { COMPAT_CASES, type CompatCase } from './cases.js';
 
@@ -20,7 +21,7 @@ const SCRIPTS = join(import.meta.dirname, 'scripts');
 
 let h: Harness;
 beforeAll(() => {
-  h = createHarness({ plugins: [worktreesPlugin] });
+  h = createHarness({ plugins: [worktreesPlugin, defaultSessionTools] });
   // One registered function, so "not defined" lists what is registered.
   registerWorkflowExtension({
     version: '1.0.0',
