@@ -19,12 +19,14 @@ import { syntaxError, type LineIndex } from './position.js';
 import type { Site } from './sites.js';
 
 const MAX_SNIPPET = 70;
+/** A stage in a proposed pipeline edit: long enough that the edit usually applies as written. */
+const MAX_STAGE_SNIPPET = 240;
 
 /** Source text of a node, cut to a readable length. */
-function snippet(text: string, node: Node): string {
+function snippet(text: string, node: Node, max = MAX_SNIPPET): string {
   const { start, end } = span(node);
   const whole = text.slice(start, end).replace(/\s+/g, ' ');
-  return whole.length > MAX_SNIPPET ? `${whole.slice(0, MAX_SNIPPET - 1)}…` : whole;
+  return whole.length > max ? `${whole.slice(0, max - 1)}…` : whole;
 }
 
 /** The plain-keyed properties of an object literal: key → value node. */
@@ -136,6 +138,12 @@ function parallelProblem(args: readonly Node[], text: string, effectCalls: Reado
   return undefined;
 }
 
+/** An expression that gives the same value when read again: a name or a chain of plain property reads. */
+function rereadable(node: Node): boolean {
+  if (node.type === 'Identifier') return true;
+  return node.type === 'MemberExpression' && !node.computed && node.object.type !== 'Super' && rereadable(node.object as Node);
+}
+
 function pipelineProblem(args: readonly Node[], text: string): Problem | undefined {
   const [first] = args;
   if (first === undefined) return { message: "pipeline needs a name, items and stages: pipeline('files', { a: 'a.ts' }, { read: (file) => agent(...), review: (text, key) => agent(...) })" };
@@ -147,16 +155,23 @@ function pipelineProblem(args: readonly Node[], text: string): Problem | undefin
   if (older === undefined && (stageArgs.length === 0 || itemsNode === undefined)) return undefined;
   const name = named ?? operationName(args[args.length - 1]) ?? 'items';
   const items = older === undefined ? snippet(text, itemsNode!) : `{ ${older.map((item) => `${key(item.name)}: ${snippet(text, item.value)}`).join(', ')} }`;
+  // A peer's stage (value, item, index) keeps its meaning when called with the item looked up by key.
+  const readsItem = older === undefined && stageArgs.some((stage) => isFunction(stage) && stage.params.length > 1);
+  const hoisted = readsItem && !rereadable(itemsNode!);
+  const itemsRef = hoisted ? 'items' : items;
   const stages = stageArgs
     .map((stage, index) => {
       const run = properties(stage)?.get('run');
-      return `${key((run === undefined ? undefined : operationName(stage)) ?? `step${index + 1}`)}: ${snippet(text, run ?? stage)}`;
+      const source = snippet(text, run ?? stage, MAX_STAGE_SNIPPET);
+      const body = readsItem && isFunction(stage) && stage.params.length > 1 ? `(value, key) => (${source})(value, ${itemsRef}[key], Number(key))` : source;
+      return `${key((run === undefined ? undefined : operationName(stage)) ?? `step${index + 1}`)}: ${body}`;
     })
     .join(', ');
   return {
     message:
-      `this pipeline call passes its stages as separate arguments; write pipeline(${JSON.stringify(name)}, ${items}, { ${stages} }). ` +
-      "Each stage is called as (value, key): the previous stage's value and the item's key (its index for an array), not the original item; " +
+      `this pipeline call passes its stages as separate arguments; write ${hoisted ? `const items = ${items}; ` : ''}pipeline(${JSON.stringify(name)}, ${itemsRef}, { ${stages} }). ` +
+      "Each stage is called as (value, key): the previous stage's value and the item's key (its index for an array), not the original item" +
+      (readsItem ? ', so a stage that reads the item looks it up by key, as written here; ' : '; ') +
       'the call returns the final values keyed like the items (an array for an array)',
   };
 }

@@ -154,7 +154,7 @@ export const COMPAT_CASES: readonly CompatCase[] = [
     args: { modules: ['auth'] },
     expect: {
       preflight: [
-        'this pipeline call passes its stages as separate arguments; write pipeline("items", modules, { step1: (mod) => agent(`Port ${mod} to the new API.`), step2: (diff, mod) => agent(`Review the port of ${mod}:\\n${diff}`) })',
+        'this pipeline call passes its stages as separate arguments; write pipeline("items", modules, { step1: (mod) => agent(`Port ${mod} to the new API.`), step2: (value, key) => ((diff, mod) => agent(`Review the port of ${mod}:\\n${diff}`))(value, modules[key], Number(key)) })',
         "Each stage is called as (value, key)",
       ],
     },

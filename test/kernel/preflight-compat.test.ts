@@ -130,7 +130,7 @@ describe('call shapes of other runtimes', () => {
       'const files = ["a"];\nconst out = await pipeline(files, (f) => agent(f), (text, item, i) => text);',
       2,
       19,
-      'write pipeline("items", files, { step1: (f) => agent(f), step2: (text, item, i) => text })',
+      'write pipeline("items", files, { step1: (f) => agent(f), step2: (value, key) => ((text, item, i) => text)(value, files[key], Number(key)) })',
       "Each stage is called as (value, key): the previous stage's value and the item's key",
     );
     expectRejected("await pipeline('n', { a: 1 }, (v) => v);", 1, 7, 'write pipeline("n", { a: 1 }, { step1: (v) => v })');
