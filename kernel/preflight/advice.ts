@@ -10,7 +10,7 @@ const COMMANDS = 'run commands with shell(command), which returns { exitCode, st
 const NETWORK = 'ask an agent that has web tools, or run shell("curl -s <url>")';
 const TIMERS = 'a workflow has no timers: it waits only for results; to pause, await shell("sleep 5")';
 const CLOCK = 'a workflow replays deterministically, so it cannot read the clock or draw random numbers: pass such values in args, or ask shell("date +%s")';
-const LOGGING = 'use log(message) (a string) to record progress, and phase(name) to mark a stage';
+const LOGGING = 'use log(...) as you would console.log (strings as they are, other values as JSON) to record progress, and phase(name) to mark a stage';
 const NO_GLOBAL = 'a script has no global object: use the names directly';
 const PRIMITIVES_ARE_GLOBALS = 'the workflow primitives are globals: call agent(...), shell(...), parallel(...) directly';
 

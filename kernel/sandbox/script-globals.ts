@@ -143,7 +143,6 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
    * show them (`log('Plan ready:', plan)`): strings as they are, others as JSON.
    */
   function notifyGlobal(name: string, site: string, args: readonly unknown[]): void {
-    if (name === 'log' && typeof args[0] !== 'string') throw workflowError('INVALID_METADATA', 'log needs a message string');
     if (name === 'phase' && (typeof args[0] !== 'string' || args[0].trim() === '')) throw workflowError('INVALID_METADATA', 'phase needs a non-empty name');
     notify(name, site, name === 'log' ? [logLine(args)] : args);
   }
@@ -159,7 +158,8 @@ export function buildScriptGlobals(deps: ScriptGlobalsDeps): ScriptGlobals {
 const LOG_LINE_UNITS = 4096;
 
 function logLine(args: readonly unknown[]): string {
-  const line = args.length === 1 ? (args[0] as string) : args.map(logPart).join(' ');
+  // As console.log: any values, strings as they are, the rest as JSON; no value is an empty line.
+  const line = args.map(logPart).join(' ');
   if (line.length <= LOG_LINE_UNITS) return line;
   // Never half of a surrogate pair.
   const code = line.charCodeAt(LOG_LINE_UNITS - 1);

@@ -18,7 +18,7 @@ const SCRIPTS = join(import.meta.dirname, 'scripts');
 interface EditCase {
   readonly file: string;
   /** The refused call's callee. */
-  readonly callee: 'parallel' | 'pipeline';
+  readonly callee: 'agent' | 'parallel' | 'pipeline';
   /** What the script's author meant, by the semantics of the runtime it was written for. */
   readonly value: JsonValue;
   readonly args?: JsonValue;
@@ -38,6 +38,7 @@ const CASES: readonly EditCase[] = [
     args: { modules: ['auth', 'billing'] },
     value: ['auth', 'billing'].map((mod) => `echo:Review the port of ${mod}:\necho:Port ${mod} to the new API.`),
   },
+  { file: 'model-options-first.js', callee: 'agent', value: 'echo:Summarize README.md in three bullets.' },
   { file: 'vek-old-parallel.js', callee: 'parallel', value: { lint: 'echo:Run lint', tests: 'echo:Run tests' } },
   { file: 'vek-old-pipeline.js', callee: 'pipeline', value: { api: { path: 'src/api.ts', checked: true }, ui: { path: 'src/ui.ts', checked: true } } },
 ];
@@ -67,7 +68,7 @@ function callSpan(source: string, callee: string): Located {
 
 /** The call a refusal proposes: "write <call>. " up to the sentence that explains it. */
 function proposedCall(message: string): string {
-  const match = /write ((?:parallel|pipeline)\(.*?\))\. (?:Each stage|It returns)/.exec(message);
+  const match = /write ((?:agent|parallel|pipeline)\(.*?\))(?:\. (?:Each stage|It returns)|$)/.exec(message);
   if (match === null) throw new Error(`no proposed call in: ${message}`);
   expect(match[1]).not.toContain('…');
   return match[1]!;

@@ -36,6 +36,8 @@ export interface CompatCase {
   readonly meta?: { readonly name?: string; readonly description?: string };
   readonly pattern?: number;
   readonly cli?: true;
+  /** The messages the run's log() calls record, in order. */
+  readonly logs?: readonly string[];
 }
 
 const VEK = 'vekexasia/pi-extensible-workflows';
@@ -209,6 +211,33 @@ export const COMPAT_CASES: readonly CompatCase[] = [
     },
   },
   {
+    file: 'cc-schema-votes.js',
+    from: CLAUDE,
+    cli: true,
+    answers: { 'Vote ship or hold from the security angle.': { vote: 'ship' }, 'Vote ship or hold from the performance angle.': { vote: 'ship' } },
+    warnings: ['Agent option "schema" (at 3:66) is read as outputSchema'],
+    expect: { value: 'ship' },
+  },
+  {
+    file: 'model-log-args.js',
+    from: `${MODEL} (console.log habits)`,
+    cli: true,
+    logs: ['Plan ready: {"steps":["lint","test"]} with 2 steps', '{"done":false}'],
+    expect: { value: ['lint', 'test'] },
+  },
+  {
+    file: 'model-options-first.js',
+    from: MODEL,
+    cli: true,
+    expect: { preflight: ["Line 2, column 23: agent takes its prompt as the first argument and its options second: write agent('Summarize README.md in three bullets.', { label: 'summary' })"] },
+  },
+  {
+    file: 'model-conversation.js',
+    from: MODEL,
+    cli: true,
+    expect: { preflight: ['Line 3, column 21: "conversation" is not defined in workflow scripts', 'const dev = agent.create({ name: "dev" }); await dev.send("...")'] },
+  },
+  {
     file: 'model-tools-grep.js',
     from: `${MODEL} (the selector example of an earlier skill)`,
     cli: true,
@@ -222,7 +251,7 @@ export const COMPAT_CASES: readonly CompatCase[] = [
     warnings: ['Agent option "tools" (at 2:21) restricts nothing: ["read", "bash"] only enables tools', 'write ["!*", "read", "bash"] to grant only those'],
     expect: { value: echo('Summarize the build scripts.') },
   },
-  { file: 'qs-console.js', from: QS, pattern: 8, cli: true, expect: { preflight: ['Line 3, column 1: "console" is not defined in workflow scripts: use log(message)'] } },
+  { file: 'qs-console.js', from: QS, pattern: 8, cli: true, expect: { preflight: ['Line 3, column 1: "console" is not defined in workflow scripts: use log(...) as you would console.log'] } },
   { file: 'qs-process-cwd.js', from: QS, pattern: 8, expect: { preflight: ['"process" is not defined in workflow scripts: a script has no process', 'shell("pwd")'] } },
   { file: 'qs-pipeline-item-index.js', from: QS, pattern: 4, expect: { preflight: ['write pipeline("items", ids, {', "not the original item"] } },
   {

@@ -84,6 +84,7 @@ async function check(testCase: CompatCase): Promise<void> {
     expect(outcome.error?.code).toBe(expected.failure.code);
     for (const fragment of expected.failure.message) expect(outcome.error?.message).toContain(fragment);
   }
+  if (testCase.logs !== undefined) expect(h.runEvents(handle.runDir).flatMap((entry) => (entry['type'] === 'log' ? [entry['message']] : []))).toEqual(testCase.logs);
   const warnings = warningsOf(handle.runDir);
   // One warning per option name the fragments mention; none when they mention none.
   const named = new Set((testCase.warnings ?? []).flatMap((fragment) => /Agent option "([^"]+)"/.exec(fragment)?.[1] ?? []));

@@ -126,6 +126,11 @@ describe('wfcli run --script', () => {
         expect(result.stderr).toContain('fix the script and launch it again');
         expect(result.stderr).not.toContain('wfcli retry');
       }
+      if (testCase.logs !== undefined) {
+        const runDir = runDirs().find((dir) => dir.endsWith(runId!))!;
+        const events = readFileSync(join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; message?: string });
+        expect(events.flatMap((event) => (event.type === 'log' ? [event.message] : []))).toEqual(testCase.logs);
+      }
       if (testCase.meta?.name !== undefined) {
         const runDir = runDirs().find((dir) => dir.endsWith(runId!))!;
         expect((JSON.parse(readFileSync(join(runDir, 'snapshot.json'), 'utf8')) as { workflow: unknown }).workflow).toEqual(testCase.meta);

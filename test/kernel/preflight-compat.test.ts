@@ -159,7 +159,7 @@ describe('call shapes of other runtimes', () => {
 describe('names a script does not have', () => {
   it('names the alternative for well-known globals', () => {
     const cases: [string, string][] = [
-      ['console.log("x")', 'use log(message)'],
+      ['console.log("x")', 'use log(...) as you would console.log'],
       ['require("fs")', 'a script has no modules'],
       ['fs.readFileSync("a")', 'there is no file system API'],
       ['await fetch("https://x")', 'there is no network API'],

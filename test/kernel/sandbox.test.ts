@@ -175,11 +175,11 @@ describe('sandbox process', () => {
     expect(notes.length).toBeGreaterThan(0);
   }, 30_000);
 
-  it('throws log() and phase() errors into the script, where it can catch them', async () => {
+  it('logs any values as console.log shows them, and throws phase() errors into the script, where it can catch them', async () => {
     const { notes, handlers } = recorder();
-    const value = await run(pool, compile(`const out = []; try { log(42) } catch (e) { out.push(e.code) } try { phase(' ') } catch (e) { out.push(e.message) } log('ok'); return out;`), handlers);
-    expect(value).toEqual(['INVALID_METADATA', 'phase needs a non-empty name']);
-    expect(notes.map((note) => note.args)).toEqual([['ok']]);
+    const value = await run(pool, compile(`const out = []; log(42); log({ a: [1] }, 'b'); log(); try { phase(' ') } catch (e) { out.push(e.message) } log('ok'); return out;`), handlers);
+    expect(value).toEqual(['phase needs a non-empty name']);
+    expect(notes.map((note) => note.args)).toEqual([['42'], ['{"a":[1]} b'], [''], ['ok']]);
   });
 
   it('enforces the RPC limit on arguments and results', async () => {
