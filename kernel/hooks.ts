@@ -32,6 +32,12 @@ export interface LaunchInput {
   readonly workflowName: string;
   readonly toolNames: readonly string[];
   readonly staticAgentOptions: readonly Readonly<AgentCallOptions>[];
+  /**
+   * The script's own static option objects, each with the `line:column` of
+   * the calls that write it, so a refusal can say where (`staticAgentOptions`
+   * also holds those of the registered functions the script calls).
+   */
+  readonly staticAgentCalls?: readonly { readonly options: Readonly<AgentCallOptions>; readonly sites: readonly string[] }[];
   readonly signal: AbortSignal;
 }
 
@@ -98,6 +104,30 @@ export interface SegmentInput {
    * are still persisted). The resume reports `held` with this message.
    */
   hold(message: string, details?: Readonly<Record<string, JsonValue>>): void;
+}
+
+/**
+ * Where one agent call works: its structural path (the identity's, and its
+ * place in the run's tree), its working directory, and the scope that owns
+ * that directory (`identity.worktreeOwner`; absent for the run's own).
+ */
+export interface AgentPlacement {
+  readonly path: readonly string[];
+  readonly cwd: string;
+  readonly owner?: string;
+}
+
+/** An agent call about to run (never one the journal replays), for `preparation.place`. */
+export interface AgentPlaceInput {
+  readonly options: Readonly<AgentCallOptions>;
+  /**
+   * The call's identity: its scope as the script sees it, site and
+   * occurrence there; for a handle's turns also the handle's name, the same
+   * for every turn.
+   */
+  readonly call: { readonly scope: readonly string[]; readonly site: string; readonly occurrence: number; readonly handle?: string };
+  readonly access: RunAccess;
+  readonly signal: AbortSignal;
 }
 
 /** How a segment whose script ended is settled; `journal.settle` taps may turn a failure into a resumable halt. */
@@ -167,6 +197,13 @@ export function createHooks() {
       models: new AsyncSeriesWaterfallHook<[ModelInventory, ModelInventoryInput]>(['inventory', 'input'], 'preparation.models'),
       /** Start of an execution segment: resolve per-segment state (alias mappings), read and persist plugin state. First error aborts the launch or resume. */
       segment: new AsyncSeriesHook<[SegmentInput]>(['input'], 'preparation.segment'),
+      /**
+       * Place an agent call before it is prepared: a tap may move it into a
+       * scope of its own with its own directory (the worktrees plugin's
+       * `isolation`). Runs each time the call starts, so a tap reuses what it
+       * made for the call before. First error fails the agent call.
+       */
+      place: new AsyncSeriesWaterfallHook<[AgentPlacement, AgentPlaceInput]>(['placement', 'input'], 'preparation.place'),
       /** Thread the preparation object through aliases, selectors, roles and extension hooks. First error fails the agent call (or the launch, in inspection mode). */
       prepare: new AsyncSeriesWaterfallHook<[AgentPreparation, KernelPreparationContext]>(
         ['preparation', 'context'],

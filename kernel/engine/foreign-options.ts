@@ -1,12 +1,14 @@
 /**
- * Agent options other runtimes give a meaning (`schema`, `isolation`,
- * `continueFrom` ...). Spec 1 forwards unknown option keys to loaded
- * extensions and otherwise ignores them; a script written for another
- * runtime would then silently get text where it expects an object. So a key
- * of this table that no loaded plugin or preparation hook declares gets a
- * warning naming our equivalent: at launch for the keys written in option
- * literals (run events, the CLI's stderr, the launch tool's result), and at
- * run time for option objects built dynamically (run events).
+ * Agent options other runtimes give a meaning (`schema`, `continueFrom`,
+ * `tier` ...). Spec 1 forwards unknown option keys to loaded extensions and
+ * otherwise ignores them; a script written for another runtime would then
+ * silently get text where it expects an object. So a key of this table that
+ * no loaded plugin or preparation hook declares gets a warning naming our
+ * equivalent, and a key a known plugin provides but this host did not load
+ * (`isolation`, the worktrees plugin's) one naming that plugin: at launch for
+ * the keys written in option literals (run events, the CLI's stderr, the
+ * launch tool's result), and at run time for option objects built
+ * dynamically (run events).
  */
 import { CORE_AGENT_OPTIONS } from './ops/agent-options.js';
 import type { Kernel } from '../kernel.js';
@@ -22,7 +24,6 @@ const TURNS = 'continue a conversation with a handle: const dev = agent.create({
 export const FOREIGN_AGENT_OPTIONS: Readonly<Record<string, string>> = {
   jsonSchema: 'use outputSchema: { type: "object", ... }; the agent then returns a value of that shape (without it, it returns text)',
   responseFormat: 'use outputSchema: { type: "object", ... }; the agent then returns a value of that shape (without it, it returns text)',
-  isolation: WORKTREE,
   worktree: WORKTREE,
   retainWorktree: WORKTREE,
   continueFrom: TURNS,

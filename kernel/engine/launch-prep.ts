@@ -154,7 +154,8 @@ export class LaunchPrep {
     // A literal `schema` that cannot be read as outputSchema is refused before the run exists.
     if (!readsSchema) for (const group of compiled.staticAgentOptions) adoptSchema(group.options, `agent at ${group.sites.join(', ')}`);
     const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources).map((options) => (readsSchema ? options : adoptSchema(options, 'agent')));
-    await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, signal });
+    const staticAgentCalls = compiled.staticAgentOptions.map(({ options, sites }) => ({ options, sites }));
+    await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, staticAgentCalls, signal });
     await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
     const toolWarnings: string[] = [];
     for (const group of compiled.staticAgentOptions) {

@@ -32,13 +32,18 @@ export function checkName(args: readonly JsonValue[]): string {
   return name;
 }
 
+/** The structural segment of the scope named `name`, as the kernel names a scope primitive's (`withWorktree:<name>`). */
+export function scopeSegment(name: string): string {
+  return `withWorktree:${name}`;
+}
+
 /** The scope the callback runs in, as the kernel keys it (and reports as an agent's `worktreeOwner`). */
 export function scopePathOf(scope: readonly string[], name: string): string {
-  return [...scope, `withWorktree:${name}`].join('/');
+  return [...scope, scopeSegment(name)].join('/');
 }
 
 /** The branch and the directory name under `<runDir>/worktrees/` of one scope. */
 export function ownedNames(runId: string, name: string, scopePath: string): { branch: string; dir: string } {
-  const leaf = scopePath === `withWorktree:${name}` ? name : `${name}+${createHash('sha256').update(scopePath).digest('hex').slice(0, 8)}`;
+  const leaf = scopePath === scopeSegment(name) ? name : `${name}+${createHash('sha256').update(scopePath).digest('hex').slice(0, 8)}`;
   return { branch: `${BRANCH_PREFIX}/${runId}/${leaf}`, dir: leaf };
 }

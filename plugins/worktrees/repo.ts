@@ -36,7 +36,7 @@ export async function locateRepo(cwd: string): Promise<Repo> {
     lines = (await git(cwd, ['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index'])).split('\n');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new WorkflowError('WORKTREE_FAILED', `withWorktree needs the workflow's directory ${cwd} to be inside a git work tree: ${reason}`, { cwd });
+    throw new WorkflowError('WORKTREE_FAILED', `withWorktree and isolation: "worktree" need the workflow's directory ${cwd} to be inside a git work tree: ${reason}`, { cwd });
   }
   const [top, commonDir, index] = lines;
   if (top === undefined || commonDir === undefined || index === undefined) {

@@ -61,10 +61,10 @@ describe('export const meta and export default', () => {
 
 describe('foreign agent options', () => {
   it('warn at launch, in the run events and on the handle, naming our equivalent; the run still runs', async () => {
-    const handle = await h.launch("return await agent('x', { schema: { type: 'object' }, isolation: 'worktree', label: 'x', advisor: true });");
+    const handle = await h.launch("return await agent('x', { schema: { type: 'object' }, worktree: 'fix', label: 'x', advisor: true });");
     expect(handle.warnings).toEqual([
       'Agent option "schema" (at 1:14) is read as outputSchema: the agent returns a value of that JSON Schema\'s shape (outputSchema is this runtime\'s name for it)',
-      'Agent option "isolation" (at 1:14) means nothing to this runtime or its loaded extensions and is ignored: run the agent inside withWorktree("name", () => agent(...)), which materializes a named git worktree for everything in the callback',
+      'Agent option "worktree" (at 1:14) means nothing to this runtime or its loaded extensions and is ignored: run the agent inside withWorktree("name", () => agent(...)), which materializes a named git worktree for everything in the callback',
     ]);
     // Read as outputSchema: the submitted object is the value, not text.
     expect((await handle.outcome).value).toEqual({ result: 'echo:x' });

@@ -8,6 +8,7 @@
 import type { JsonValue } from '../../json.js';
 import type { AgentCallOptions } from '../../contracts/agent-options.js';
 import type { WorkflowSession } from '../../contracts/transport.js';
+import type { AgentPlaceInput, AgentPlacement } from '../../hooks.js';
 import { mismatch, type AgentUsage } from '../journal-record.js';
 import type { Steps } from '../steps.js';
 import type { Scope } from '../keys.js';
@@ -91,6 +92,15 @@ export class AgentOps {
     this.#sessions.clear();
   }
 
+  /** Where the call works: where its scope works, unless a `preparation.place` tap moves it (a worktree of its own). */
+  #place(options: AgentCallOptions, call: AgentPlaceInput['call']): Promise<AgentPlacement> {
+    const { cwd, owner } = this.#deps.scopeCwds.of(call.scope);
+    const start: AgentPlacement = { path: call.scope, cwd, ...(owner === undefined ? {} : { owner }) };
+    const hook = this.#deps.kernel.hooks.preparation.place;
+    if (!hook.isUsed()) return Promise.resolve(start);
+    return hook.promise(start, { options, call, access: this.#deps.access, signal: this.#deps.signal });
+  }
+
   /** `request` is parsed once the call holds its journal key, so an invalid call still counts as an occurrence. */
   #call(
     site: string,
@@ -103,15 +113,15 @@ export class AgentOps {
       if (handle === undefined) this.#deps.noteOptions?.(site, given);
       const options = this.#deps.adoptOptions?.(site, given) ?? given;
       const label = options.label ?? handle?.name ?? options.model ?? 'agent';
-      const place = this.#deps.scopeCwds.of(scope);
+      const place = await this.#place(options, { scope: [...scope], site, occurrence, ...(handle ? { handle: handle.name } : {}) });
       const identity = {
-        structuralPath: [...scope],
+        structuralPath: [...place.path],
         callSite: site,
         occurrence,
         ...(place.owner === undefined ? {} : { worktreeOwner: place.owner }),
         ...(handle ? { handle: handle.name, turn: handle.turn } : {}),
       };
-      const env = createAgentEnv(this.#env, { agentId: key, path: scope, label, handle: handle !== undefined, cwd: place.cwd });
+      const env = createAgentEnv(this.#env, { agentId: key, path: place.path, label, handle: handle !== undefined, cwd: place.cwd });
       return runRecorded(env, { prompt, options, identity, configKey: handle?.configKey ?? key, agentId: key }, this.#deps.signal);
     });
   }
