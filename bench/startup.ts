@@ -10,6 +10,8 @@
  *   BENCH pi_start_overhead_ms_latest  / _mb_latest: the same with Pi 1.5.2 (`dist/bundle/cli.js`)
  *   BENCH pi_start_floor_ms            / _latest: the same for a package of as many empty extension
  *                                      entries as this one has: what Pi itself charges for them
+ *   BENCH pi_start_floor_resources_ms  / _latest: the same with the package's prompt templates and skills
+ *                                      beside the empty entries: what Pi charges for reading those
  *   BENCH node_start_ms                `node` running an empty file: every wfcli figure includes it
  *   BENCH pi_list_models_ms            a bare `pi --list-models` (Pi 0.87.1, no package): the floor of the
  *                                      wfcli commands that open a Pi session
@@ -36,7 +38,7 @@
 import '../scripts/ts-resolve.mjs';
 
 const { execFileSync, spawnSync } = await import('node:child_process');
-const { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } = await import('node:fs');
+const { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } = await import('node:fs');
 const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
 const { fileURLToPath } = await import('node:url');
@@ -120,15 +122,18 @@ function installPackage(parent: string): string {
  * local path in Pi's settings: its overhead is the floor of the package's
  * (one entry per feature, so that a package filter removes exactly one).
  */
-function emptyEntriesPackage(parent: string): string {
-  const dir = join(parent, 'empty-entries');
+function emptyEntriesPackage(parent: string, resources = false): string {
+  const dir = join(parent, resources ? 'empty-entries-resources' : 'empty-entries');
   mkdirSync(join(dir, 'entries'), { recursive: true });
-  const count = (JSON.parse(readFileSync(join(PACKED, 'package.json'), 'utf8')) as { pi: { extensions: readonly string[] } }).pi.extensions.length;
-  const extensions = Array.from({ length: count }, (_, index) => {
+  const manifest = (JSON.parse(readFileSync(join(PACKED, 'package.json'), 'utf8')) as { pi: { extensions: readonly string[]; prompts?: readonly string[]; skills?: readonly string[] } }).pi;
+  const extensions = Array.from({ length: manifest.extensions.length }, (_, index) => {
     writeFileSync(join(dir, 'entries', `entry-${index}.js`), 'export default function () {}\n');
     return `./entries/entry-${index}.js`;
   });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'empty-entries', version: '1.0.0', type: 'module', keywords: ['pi-package'], pi: { extensions } }));
+  // With resources: the package's own prompt templates and skills too, which Pi reads (and parses the YAML front matter of) at every start.
+  const shipped = resources ? { prompts: manifest.prompts ?? [], skills: manifest.skills ?? [] } : {};
+  if (resources) for (const folder of ['prompts', 'skills']) cpSync(join(PACKED, folder), join(dir, folder), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'empty-entries', version: '1.0.0', type: 'module', keywords: ['pi-package'], pi: { extensions, ...shipped } }));
   return dir;
 }
 
@@ -194,6 +199,9 @@ try {
     const floor = makeHome(work, 'empty-entries-home', [emptyEntriesPackage(work)]);
     piOverhead(pi087, bare, floor, '', 'pi_start_floor');
     piOverhead(piLatest, bare, floor, '_latest', 'pi_start_floor');
+    const resourcesFloor = makeHome(work, 'empty-entries-resources-home', [emptyEntriesPackage(work, true)]);
+    piOverhead(pi087, bare, resourcesFloor, '', 'pi_start_floor_resources');
+    piOverhead(piLatest, bare, resourcesFloor, '_latest', 'pi_start_floor_resources');
   }
   const empty = join(work, 'empty.js');
   writeFileSync(empty, '');
