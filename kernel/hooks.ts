@@ -9,7 +9,7 @@ import type { AgentPreparation, AgentPreparationContext } from './contracts/prep
 import type { AgentSetup, AgentSetupContext, PreparedAgentSession } from './contracts/setup.js';
 import type { AgentTransport } from './contracts/transport.js';
 import type { AgentIdentity } from './contracts/identity.js';
-import type { AgentCallOptions } from './contracts/agent-options.js';
+import type { AgentCallOptions, ComputedOptions } from './contracts/agent-options.js';
 import type { WorkflowEvent } from './events.js';
 import type { JsonValue } from './json.js';
 import type { PrimitiveDefinition } from './contracts/primitive.js';
@@ -31,6 +31,7 @@ export interface LaunchInput {
   readonly cwd: string;
   readonly workflowName: string;
   readonly toolNames: readonly string[];
+  /** The wholly literal option objects (spec 2 rule 5); partly computed ones are only prepared (KernelPreparationContext.computed). */
   readonly staticAgentOptions: readonly Readonly<AgentCallOptions>[];
   /**
    * The script's own static option objects, each with the `line:column` of
@@ -140,6 +141,15 @@ export interface KernelPreparationContext extends AgentPreparationContext {
   readonly segment: object;
   /** Absent in launch inspection. */
   readonly identity?: AgentIdentity;
+  /**
+   * Launch inspection of a call whose options the script computes in part:
+   * `options` holds only its literal properties, and these keys may have
+   * values the launch cannot see. A tap checks what is there and draws no
+   * conclusion from what is missing (a role's model is not the call's when
+   * the call computes one); extension hooks are not run (spec 2 rule 5
+   * promises them whole static option objects).
+   */
+  readonly computed?: ComputedOptions;
 }
 
 export interface TransportSelectInput {

@@ -69,7 +69,7 @@ export { errnoCode, writeFailed } from './store/index.js';
 // The precompiled validators' runtime helpers (scripts/precompile-schemas.ts), for those in plugins.
 export { jsonEqual, ucs2length } from './schema-runtime.js';
 export { checkStoredRun, shownSnapshot } from './engine/stored-run-queries.js';
-export { RESULT_TOOL_NAME } from './contracts/agent-options.js';
+export { RESULT_TOOL_NAME, mayBeComputed } from './contracts/agent-options.js';
 export { RESULT_TOOL_SNIPPET, compileResultSchema, resultSchemaText, resultToolContract, resultToolGuideline, resultValue, judgeResult, resultToolPresentation, type ResultToolContract } from './result-tool.js';
 export { CORE_AGENT_OPTIONS } from './engine/ops/agent-options.js';
 export { parseAst } from './preflight/parse-ast.js';

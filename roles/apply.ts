@@ -6,7 +6,7 @@
  * options override the role); its body is appended to the system prompt, or
  * replaces it with `overrideSystemPrompt`.
  */
-import type { AgentPreparation, KernelPreparationContext } from '../kernel/index.js';
+import { mayBeComputed, type AgentPreparation, type KernelPreparationContext } from '../kernel/index.js';
 import type { RoleDefinition } from './role-file.js';
 
 type SelectorKey = 'tools' | 'skills' | 'extensions';
@@ -28,12 +28,14 @@ export function applyRole(preparation: AgentPreparation, role: RoleDefinition, c
     if (layer === undefined || layer.length === 0) continue;
     preparation[key] = options.callSelectorsAside ? [...preparation[key], ...layer] : [...layer, ...preparation[key]];
   }
-  if (context.options.model === undefined && role.model !== undefined) preparation.model = role.model;
-  if (context.options.contextFiles === undefined && role.contextFiles !== undefined) {
+  // A call that computes its model (launch inspection of its literal part) may give one: the role's is not checked as if it were the call's.
+  const given = (key: string): boolean => context.options[key] !== undefined || mayBeComputed(context.computed, key);
+  if (!given('model') && role.model !== undefined) preparation.model = role.model;
+  if (!given('contextFiles') && role.contextFiles !== undefined) {
     preparation.contextFiles = typeof role.contextFiles === 'boolean' ? role.contextFiles : [...role.contextFiles];
   }
   // A named handle keeps its name as its label; a one-shot agent is labelled by its role rather than its model.
-  if (context.options.label === undefined && preparation.label === undefined && context.identity?.handle === undefined) preparation.label = role.name;
+  if (!given('label') && preparation.label === undefined && context.identity?.handle === undefined) preparation.label = role.name;
   if (role.prompt !== '') {
     if (role.overrideSystemPrompt) preparation.systemPrompt = role.prompt;
     else preparation.systemPromptAppend = preparation.systemPromptAppend === undefined || preparation.systemPromptAppend === '' ? role.prompt : `${preparation.systemPromptAppend}\n\n${role.prompt}`;

@@ -21,6 +21,22 @@ export interface AgentCallOptions {
   readonly [extensionKey: string]: JsonValue | undefined;
 }
 
+/**
+ * The part of a call's options the script computes, when launch inspection
+ * checks only its literal properties: the keys with computed values, and
+ * `open` when a spread or computed key (`...base`, `[k]: v`) may give any key
+ * a value (literal properties after the last of them still hold).
+ */
+export interface ComputedOptions {
+  readonly keys: readonly string[];
+  readonly open: boolean;
+}
+
+/** Whether the call may give `key` a value the launch cannot see. */
+export function mayBeComputed(computed: ComputedOptions | undefined, key: string): boolean {
+  return computed !== undefined && (computed.open || computed.keys.includes(key));
+}
+
 export interface SendOptions {
   readonly outputSchema?: JsonSchema;
   readonly timeoutMs?: number;

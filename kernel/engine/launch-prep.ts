@@ -9,12 +9,12 @@ import type { Kernel } from '../kernel.js';
 import { describeMissing } from '../plugin-set.js';
 import { loadingRegistry, validateExtensionSettings } from '../registry/index.js';
 import { loadSettings, resolveAgentDir, type LoadedSettings } from '../settings/index.js';
-import { functionSource, launchInspectionOptions, type PreflightResult } from '../preflight/index.js';
+import { functionSource, launchInspectionOptions, type InspectedOptions, type PreflightResult } from '../preflight/index.js';
 import { preflightScript } from '../preflight/isolated.js';
 import type { PrimitiveDefinition } from '../contracts/primitive.js';
 import { initialPreparation, parseAgentArgs } from './ops/agent-options.js';
 import type { AgentPreparation } from '../contracts/preparation.js';
-import type { AgentCallOptions } from '../contracts/agent-options.js';
+import type { AgentCallOptions, ComputedOptions } from '../contracts/agent-options.js';
 import type { PreparationInspection } from './engine-types.js';
 import { beginSegment, type Segment, type SegmentRequest } from './segment.js';
 import { declaredAgentOptions, foreignOptionWarnings } from './foreign-options.js';
@@ -151,30 +151,43 @@ export class LaunchPrep {
     const registry = loadingRegistry();
     const sources = compiled.functionCalls.flatMap((name) => functionSource(registry.getFunction(name)?.definition.run) ?? []);
     const readsSchema = declaredAgentOptions(this.#options.kernel, registry, [SCHEMA_OPTION]).has(SCHEMA_OPTION);
-    // A literal `schema` that cannot be read as outputSchema is refused before the run exists.
-    if (!readsSchema) for (const group of compiled.staticAgentOptions) adoptSchema(group.options, `agent at ${group.sites.join(', ')}`);
-    const staticAgentOptions = launchInspectionOptions(compiled.staticAgentOptions, sources).map((options) => (readsSchema ? options : adoptSchema(options, 'agent')));
+    for (const group of compiled.staticAgentOptions) {
+      const where = `${group.kind === 'create' ? 'agent.create' : 'agent'} at ${group.sites.join(', ')}`;
+      // A literal core option of the wrong type, or a literal `schema` that cannot be read as outputSchema, is refused before the run exists.
+      parseAgentArgs(['inspection', group.options], where);
+      if (!readsSchema) adoptSchema(group.options, where);
+    }
+    const inspected = launchInspectionOptions(compiled.staticAgentOptions, sources).map((entry) => (readsSchema ? entry : { ...entry, options: adoptSchema(entry.options, 'agent') }));
+    // Launch taps get the wholly literal objects only (spec 2 rule 5); partial ones are prepared below.
+    const staticAgentOptions = inspected.flatMap((entry) => (entry.computed === undefined ? [entry.options] : []));
+    // The literal properties of every call the script writes, with its sites, so a tap's refusal can say where.
     const staticAgentCalls = compiled.staticAgentOptions.map(({ options, sites }) => ({ options, sites }));
     await this.#options.kernel.hooks.preparation.launch.promise({ cwd: launch.cwd, workflowName: launch.name, toolNames: compiled.toolNames, staticAgentOptions, staticAgentCalls, signal });
-    await this.inspect(launch.cwd, settings, segment, staticAgentOptions, signal);
+    await this.inspect(launch.cwd, settings, segment, inspected, signal);
     const toolWarnings: string[] = [];
     for (const group of compiled.staticAgentOptions) {
       const written = writtenTools(group.options);
       if (written === undefined) continue;
-      const prepared = await this.prepareInspected(launch.cwd, settings, segment, readsSchema ? group.options : adoptSchema(group.options, 'agent'), signal);
+      const prepared = await this.prepareInspected(launch.cwd, settings, segment, readsSchema ? group.options : adoptSchema(group.options, 'agent'), signal, group.computed);
       toolWarnings.push(...toolSelectorWarnings({ written, sites: group.sites, prepared }, segment.inventory.rootTools));
     }
     return { compiled, warnings: [...foreignOptionWarnings(this.#options.kernel, registry, compiled.agentOptionKeys), ...toolWarnings] };
   }
 
-  /** Launch inspection (spec 2 rule 5): static agent options are prepared before any effect. */
-  async inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly Readonly<Record<string, JsonValue>>[], signal: AbortSignal): Promise<void> {
-    for (const options of optionSets) await this.prepareInspected(cwd, settings, segment, options, signal);
+  /**
+   * Launch inspection (spec 2 rule 5): static agent options are prepared
+   * before any effect; so are the literal properties of partly computed ones,
+   * which the context marks (`computed`) so no tap concludes from what is
+   * missing (hooks.ts KernelPreparationContext).
+   */
+  async inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly InspectedOptions[], signal: AbortSignal): Promise<void> {
+    for (const { options, computed } of optionSets) await this.prepareInspected(cwd, settings, segment, options, signal, computed);
   }
 
   /** One option object through the preparation chain in `inspection` mode: what hooks made of it, before any session. */
-  prepareInspected(cwd: string, settings: LoadedSettings, segment: Segment, options: AgentCallOptions, signal: AbortSignal): Promise<AgentPreparation> {
+  prepareInspected(cwd: string, settings: LoadedSettings, segment: Segment, options: AgentCallOptions, signal: AbortSignal, computed?: ComputedOptions): Promise<AgentPreparation> {
     return this.#options.kernel.hooks.preparation.prepare.promise(initialPreparation(options, settings.settings.extensionSettings), {
+      ...(computed === undefined ? {} : { computed }),
       options,
       cwd,
       projectCwd: cwd,

@@ -12,7 +12,7 @@ import type { Edit } from './edits.js';
 import type { DefaultExport } from './module-syntax.js';
 import { RESERVED_PREFIX } from './names.js';
 import type { LineIndex } from './position.js';
-import { syntaxError } from './position.js';
+import { syntaxError } from './problems.js';
 import type { ScopeAnalysis } from './scope.js';
 
 /** The binding an anonymous default export gets in the program (reserved: no script can name it). */

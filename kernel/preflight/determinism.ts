@@ -7,7 +7,7 @@
 import { memberName, span, walk } from './ast.js';
 import type { estree, Node } from './ast.js';
 import type { LineIndex } from './position.js';
-import { syntaxError } from './position.js';
+import type { Problems } from './problems.js';
 import type { ScopeAnalysis } from './scope.js';
 
 const CLOCK =
@@ -33,9 +33,9 @@ function problem(node: Node, analysis: ScopeAnalysis): string | undefined {
   return undefined;
 }
 
-export function checkDeterminism(body: estree.BlockStatement, analysis: ScopeAnalysis, lines: LineIndex): void {
+export function checkDeterminism(body: estree.BlockStatement, analysis: ScopeAnalysis, lines: LineIndex, problems: Problems): void {
   walk(body, (node) => {
     const found = problem(node, analysis);
-    if (found !== undefined) throw syntaxError(lines.position(span(node).start), found);
+    if (found !== undefined) problems.add(lines.position(span(node).start), found);
   });
 }

@@ -5,7 +5,7 @@
  */
 import { memberName } from './ast.js';
 import type { Node, Parents } from './ast.js';
-import { syntaxError } from './position.js';
+import type { Problems } from './problems.js';
 import type { ScopeAnalysis } from './scope.js';
 import type { Site } from './sites.js';
 
@@ -63,12 +63,13 @@ function discardedAt(call: Node, parents: Parents): Node | undefined {
   }
 }
 
-export function checkFloating(sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, effects: ReadonlySet<string>): void {
+/** `refused`: sites the race rule refused already, whose fix (await each, or parallel) also keeps the promise. */
+export function checkFloating(sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, effects: ReadonlySet<string>, problems: Problems, refused: ReadonlySet<Site> = new Set()): void {
   const handles = handleNodes(sites, parents, analysis);
   for (const site of sites) {
-    if (!returnsPromise(site, effects, handles) || discardedAt(site.call, parents) === undefined) continue;
+    if (refused.has(site) || !returnsPromise(site, effects, handles) || discardedAt(site.call, parents) === undefined) continue;
     const call = `${site.kind === 'send' ? 'handle.send' : site.callee}(...)`;
-    throw syntaxError(
+    problems.add(
       site,
       `${call} starts work whose promise is never awaited or kept, so the workflow can end before it finishes and never sees its result or failure: ` +
         `write "await ${call}", or keep the promise and await it later (several at once: parallel(...))`,

@@ -15,7 +15,8 @@ import { globalsOf } from './names.js';
 import { neutralize, sesRejection } from './normalize.js';
 import { tooDeep } from './nesting.js';
 import { PROGRAM_PREFIX, PROGRAM_SUFFIX, parseScript } from './parse.js';
-import { LineIndex, syntaxError, type Position } from './position.js';
+import { LineIndex, type Position } from './position.js';
+import { Problems, syntaxError } from './problems.js';
 import { checkRacing } from './racing.js';
 import { checkNames, checkSyntax } from './rules.js';
 import { analyzeScopes } from './scope.js';
@@ -31,7 +32,7 @@ import { SCRIPT_LANGUAGE } from '../script-language.js';
 export { SITE_MARKER } from './names.js';
 export { MAX_NESTING, tooDeep } from './nesting.js';
 export type { WorkflowMeta } from './module-syntax.js';
-export type { StaticAgentOptions } from './inspect.js';
+export type { InspectedOptions, StaticAgentOptions } from './inspect.js';
 export { functionAgentOptions, functionSource, launchInspectionOptions } from './inspect.js';
 
 export interface PreflightOptions {
@@ -104,7 +105,7 @@ export function scriptTooLarge(bytes: number): WorkflowError {
   );
 }
 
-/** @throws WorkflowError `INVALID_SYNTAX` with `{ line, column }` details. */
+/** @throws WorkflowError `INVALID_SYNTAX` with `{ line, column, problems, count }` details: every problem found (problems.ts). */
 export function preflight(source: string, options: PreflightOptions): PreflightResult {
   return preflightWithEdits(source, options).result;
 }
@@ -121,25 +122,35 @@ export function preflightWithEdits(source: string, options: PreflightOptions): {
   }
 }
 
+/**
+ * A syntax error stops at the parse; the checks after it are independent and
+ * each records every problem it finds, so one refusal lists them all.
+ */
 function check(source: string, options: PreflightOptions): { result: PreflightResult; edits: readonly Edit[] } {
   const parsed = parseScript(source);
   const { body, lines, text } = parsed;
-  checkSyntax(body, lines);
+  const problems = new Problems();
+  checkSyntax(body, lines, problems);
+  // Forbidden syntax (import(), import.meta) also fails the program's checks, at the same place: said once.
+  const buildable = problems.size === 0;
   const globals = globalsOf(options.primitives, options.functions, options.unavailable, options.effects);
   const analysis = analyzeScopes(body);
   const parents = parentMap(body);
-  checkNames(analysis, globals, parents, lines);
+  checkNames(analysis, globals, parents, lines, problems);
   const current = (options.language ?? SCRIPT_LANGUAGE) >= SCRIPT_LANGUAGE;
-  if (current) checkDeterminism(body, analysis, lines);
+  if (current) checkDeterminism(body, analysis, lines, problems);
   const sites = collectSites(body, analysis, globals, lines);
-  if (current) checkShapes(sites, text, lines);
-  checkRacing(body, sites, parents, analysis, lines, globals.effects, text);
-  if (current) checkFloating(sites, parents, analysis, globals.effects);
+  if (current) checkShapes(sites, text, lines, problems);
+  const racing = checkRacing(body, sites, parents, analysis, lines, globals.effects, text, problems);
+  if (current) checkFloating(sites, parents, analysis, globals.effects, problems, racing);
   const { defaultExport, meta } = parsed.forms;
-  const mainEdits = defaultExport === undefined ? [] : defaultExportEdits(body, defaultExport, analysis, parents, lines, text.length);
-  const edits = [...neutralize(parsed), ...siteEdits(text, sites), ...mainEdits];
+  const mainEdits = defaultExport === undefined ? [] : (problems.capture(() => defaultExportEdits(body, defaultExport, analysis, parents, lines, text.length)) ?? []);
+  const neutral = buildable ? problems.capture(() => neutralize(parsed)) : undefined;
+  const edits = [...(neutral ?? []), ...siteEdits(text, sites), ...mainEdits];
   const program = PROGRAM_PREFIX + applyEdits(text, edits) + PROGRAM_SUFFIX;
-  checkProgram(program, edits, lines);
+  // Text the sandbox refuses is only checked once neutralize rewrote it.
+  if (neutral !== undefined) problems.capture(() => checkProgram(program, edits, lines), true);
+  problems.refuse();
   const callSites: Record<string, CallSite> = {};
   for (const { id, line, column, callee } of sites) callSites[id] = { id, line, column, callee };
   const facts = launchFacts(sites, parents, analysis);

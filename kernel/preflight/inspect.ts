@@ -2,6 +2,9 @@
  * Facts for launch inspection (spec 2, AgentPreparationHook rule 5): tool
  * names, registered functions called, and the agent option objects that are
  * static literals. Reachability does not matter: every call in the text counts.
+ * An object the script computes in part (`{ label: `r${i}`, model: 'haiku' }`)
+ * gives its literal properties and what is computed (`computed`), so a bad
+ * literal model is refused at launch, not after the work before its call.
  */
 import { parseAst } from './parse-ast.js';
 import { isFunction, memberName, parentMap, span } from './ast.js';
@@ -9,13 +12,23 @@ import type { estree, FunctionNode, Node, Parents } from './ast.js';
 import { LineIndex } from './position.js';
 import { analyzeScopes } from './scope.js';
 import type { JsonValue } from '../json.js';
+import type { ComputedOptions } from '../contracts/agent-options.js';
 import type { ScopeAnalysis } from './scope.js';
 import type { Site } from './sites.js';
 
 export interface StaticAgentOptions {
   readonly kind: 'agent' | 'create';
+  /** The whole options or, with `computed`, the literal properties the call surely has. */
   readonly options: Readonly<Record<string, JsonValue>>;
   readonly sites: readonly string[];
+  /** Absent when every property is literal (spec 2 rule 5's static literal). */
+  readonly computed?: ComputedOptions;
+}
+
+/** One option object launch inspection prepares. */
+export interface InspectedOptions {
+  readonly options: Readonly<Record<string, JsonValue>>;
+  readonly computed?: ComputedOptions;
 }
 
 export interface LaunchFacts {
@@ -27,6 +40,12 @@ export interface LaunchFacts {
 const DYNAMIC = Symbol('dynamic');
 type Static<T> = T | typeof DYNAMIC;
 
+/** What the launch can read of one options object. */
+interface Literal {
+  readonly options: Record<string, JsonValue>;
+  readonly computed?: ComputedOptions;
+}
+
 /** An `agent(...)` or `agent.create(...)` call and the ID its options are grouped under. */
 interface AgentCall {
   readonly kind: 'agent' | 'create';
@@ -36,16 +55,22 @@ interface AgentCall {
 
 /** The static option objects of `calls`, identical ones once (per kind), in first-call order. */
 function groupOptions(calls: readonly AgentCall[], parents: Parents, analysis: ScopeAnalysis): StaticAgentOptions[] {
-  const groups = new Map<string, { kind: 'agent' | 'create'; options: Record<string, JsonValue>; sites: string[] }>();
+  const groups = new Map<string, { kind: 'agent' | 'create'; options: Record<string, JsonValue>; sites: string[]; computed?: ComputedOptions }>();
   for (const { kind, call, id } of calls) {
-    const options = kind === 'agent' ? agentOptions(call) : createOptions(call, parents, analysis);
-    if (options === DYNAMIC) continue;
-    const key = `${kind}:${canonical(options)}`;
+    const literal = kind === 'agent' ? agentOptions(call) : createOptions(call, parents, analysis);
+    if (literal === DYNAMIC) continue;
+    const key = groupKey(kind, literal);
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { kind, options, sites: [id] });
+    if (group === undefined) groups.set(key, { kind, ...literal, sites: [id] });
     else group.sites.push(id);
   }
   return [...groups.values()];
+}
+
+/** Equal objects with equal computed parts get equal keys; a partial object never shares a whole one's. */
+function groupKey(kind: 'agent' | 'create', literal: Literal): string {
+  const computed = literal.computed === undefined ? '' : `:${canonical({ keys: [...literal.computed.keys].sort(), open: literal.computed.open })}`;
+  return `${kind}:${canonical(literal.options)}${computed}`;
 }
 
 export function launchFacts(sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis): LaunchFacts {
@@ -126,16 +151,16 @@ export function functionSource(fn: unknown): string | undefined {
  * ones, then those in the sources of the registered functions it calls by
  * name; an option object used in several places is prepared once.
  */
-export function launchInspectionOptions(script: readonly StaticAgentOptions[], functionSources: readonly string[]): Readonly<Record<string, JsonValue>>[] {
+export function launchInspectionOptions(script: readonly StaticAgentOptions[], functionSources: readonly string[]): InspectedOptions[] {
   const seen = new Set<string>();
-  const options: Readonly<Record<string, JsonValue>>[] = [];
+  const inspected: InspectedOptions[] = [];
   for (const group of [...script, ...functionSources.flatMap((source) => functionAgentOptions(source) ?? [])]) {
-    const key = `${group.kind}:${canonical(group.options)}`;
+    const key = groupKey(group.kind, group);
     if (seen.has(key)) continue;
     seen.add(key);
-    options.push(group.options);
+    inspected.push(group.computed === undefined ? { options: group.options } : { options: group.options, computed: group.computed });
   }
-  return options;
+  return inspected;
 }
 
 /** The function in `source`, read as an expression or as an object method (`run(input, context) { ... }`). */
@@ -181,17 +206,51 @@ function memberCall(node: Node, name: string, parents: Parents): estree.SimpleCa
   return calledWith(member, parents);
 }
 
-function agentOptions(call: estree.SimpleCallExpression): Static<Record<string, JsonValue>> {
+function agentOptions(call: estree.SimpleCallExpression): Static<Literal> {
   if (call.arguments.some((argument) => argument.type === 'SpreadElement')) return DYNAMIC;
   const options = call.arguments[1];
-  if (options === undefined) return {};
-  return options.type === 'ObjectExpression' ? staticObject(options, true) : DYNAMIC;
+  if (options === undefined) return { options: {} };
+  return options.type === 'ObjectExpression' ? literalOptions(options) : DYNAMIC;
 }
 
-function createOptions(call: estree.SimpleCallExpression, parents: Parents, analysis: ScopeAnalysis): Static<Record<string, JsonValue>> {
+function createOptions(call: estree.SimpleCallExpression, parents: Parents, analysis: ScopeAnalysis): Static<Literal> {
   const [options] = call.arguments;
   if (options?.type !== 'ObjectExpression' || !sendsWithoutOptions(call, parents, analysis)) return DYNAMIC;
-  return staticObject(options, true);
+  return literalOptions(options);
+}
+
+/**
+ * The literal properties of an options object literal, in order: a computed
+ * value makes its key computed; a spread, computed key or `__proto__` may set
+ * any key, so the properties before it are dropped and the object is open.
+ * A computed `outputSchema` (or `schema`) is omitted without making the
+ * object partial (spec 2 rule 5). DYNAMIC when nothing literal is left.
+ */
+function literalOptions(node: estree.ObjectExpression): Static<Literal> {
+  const options: Record<string, JsonValue> = {};
+  const computed = new Set<string>();
+  let open = false;
+  for (const property of node.properties) {
+    const key = property.type === 'Property' && !property.computed ? keyName(property.key) : undefined;
+    if (property.type !== 'Property' || key === undefined || key === '__proto__') {
+      for (const name of Object.keys(options)) delete options[name];
+      computed.clear();
+      open = true;
+      continue;
+    }
+    const value = property.kind === 'init' && !property.method ? staticValue(property.value as Node) : DYNAMIC;
+    if (value !== DYNAMIC) {
+      options[key] = value;
+      computed.delete(key);
+      continue;
+    }
+    delete options[key];
+    // `schema` is read as outputSchema (engine/schema-option.ts).
+    if (key !== 'outputSchema' && key !== 'schema') computed.add(key);
+  }
+  if (!open && computed.size === 0) return { options };
+  if (Object.keys(options).length === 0) return DYNAMIC;
+  return { options, computed: { keys: [...computed], open } };
 }
 
 /** Whether every use of the handle provably passes no send options. */
@@ -213,7 +272,7 @@ function isPlainSend(handle: Node, parents: Parents): boolean {
   return call?.type === 'CallExpression' && call.callee === member && call.arguments.length === 1 && call.arguments[0]?.type !== 'SpreadElement';
 }
 
-function staticObject(node: estree.ObjectExpression, outputSchemaMayBeDynamic: boolean): Static<Record<string, JsonValue>> {
+function staticObject(node: estree.ObjectExpression): Static<Record<string, JsonValue>> {
   const result: Record<string, JsonValue> = {};
   for (const property of node.properties) {
     if (property.type !== 'Property' || property.computed || property.kind !== 'init' || property.method) return DYNAMIC;
@@ -221,10 +280,8 @@ function staticObject(node: estree.ObjectExpression, outputSchemaMayBeDynamic: b
     // `__proto__: x` sets the prototype instead of a property.
     if (key === undefined || key === '__proto__') return DYNAMIC;
     const value = staticValue(property.value as Node);
-    if (value !== DYNAMIC) result[key] = value;
-    // `schema` is read as outputSchema (engine/schema-option.ts).
-    else if (outputSchemaMayBeDynamic && (key === 'outputSchema' || key === 'schema')) delete result[key];
-    else return DYNAMIC;
+    if (value === DYNAMIC) return DYNAMIC;
+    result[key] = value;
   }
   return result;
 }
@@ -259,7 +316,7 @@ function staticValue(node: Node): Static<JsonValue> {
       return values;
     }
     case 'ObjectExpression':
-      return staticObject(node, false);
+      return staticObject(node);
     default:
       return DYNAMIC;
   }

@@ -18,7 +18,7 @@ import { span } from './ast.js';
 import { moduleAdvice } from './advice.js';
 import { literalValue, propertyKey } from './inspect.js';
 import type { LineIndex } from './position.js';
-import { syntaxError } from './position.js';
+import { syntaxError } from './problems.js';
 import type { JsonValue } from '../json.js';
 
 /** The fields of `export const meta` a run uses; its other fields are accepted and ignored. */

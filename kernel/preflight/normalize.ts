@@ -11,7 +11,7 @@ import type { Edit } from './edits.js';
 import { applyEdits } from './edits.js';
 import { parseScript } from './parse.js';
 import type { ParsedScript } from './parse.js';
-import { syntaxError } from './position.js';
+import { syntaxError } from './problems.js';
 
 /** The patterns ses's evaluator rejects (ses/src/transforms.js). */
 const SES_PATTERNS: readonly RegExp[] = [

@@ -7,7 +7,8 @@
 import { parseAst } from './parse-ast.js';
 import { span, walk } from './ast.js';
 import type { estree, Node } from './ast.js';
-import { LineIndex, syntaxError } from './position.js';
+import { LineIndex } from './position.js';
+import { syntaxError } from './problems.js';
 import { forbiddenSyntax } from './rules.js';
 import { moduleForms, type ModuleForms } from './module-syntax.js';
 import { relocateWithinLimit } from './nesting.js';

@@ -1,6 +1,4 @@
 /** Offsets to 1-based lines and columns (UTF-16 units, JavaScript line terminators). */
-import { WorkflowError } from '../errors.js';
-
 export interface Position {
   readonly line: number;
   readonly column: number;
@@ -33,9 +31,4 @@ export class LineIndex {
     const start = this.#starts[Math.max(0, Math.min(position.line - 1, this.#starts.length - 1))] as number;
     return Math.min(start + position.column - 1, this.text.length);
   }
-}
-
-export function syntaxError(position: Position, what: string): WorkflowError {
-  const { line, column } = position;
-  return new WorkflowError('INVALID_SYNTAX', `Line ${line}, column ${column}: ${what}`, { line, column });
 }

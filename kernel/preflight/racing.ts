@@ -9,27 +9,43 @@ import { isFunction, logicalParent, memberName, span } from './ast.js';
 import type { estree, FunctionNode, Node, Parents } from './ast.js';
 import { chainRaces } from './chains.js';
 import { ITERATION_METHODS } from './names.js';
-import { syntaxError, type LineIndex } from './position.js';
+import type { LineIndex } from './position.js';
+import type { Problems } from './problems.js';
 import type { ScopeAnalysis } from './scope.js';
 import type { Site } from './sites.js';
 
 const REMEDY = 'calls from one call site must not race; use parallel(...) or pipeline(...) for concurrent work';
 
-/** `effects`: the primitives whose calls are effects; every registered function, tool and send is one. */
-export function checkRacing(body: estree.BlockStatement, sites: readonly Site[], parents: Parents, analysis: ScopeAnalysis, lines: LineIndex, effects: ReadonlySet<string>, text = ''): void {
+/** `effects`: the primitives whose calls are effects; every registered function, tool and send is one. Returns the sites refused. */
+export function checkRacing(
+  body: estree.BlockStatement,
+  sites: readonly Site[],
+  parents: Parents,
+  analysis: ScopeAnalysis,
+  lines: LineIndex,
+  effects: ReadonlySet<string>,
+  text: string,
+  problems: Problems,
+): ReadonlySet<Site> {
   const racing = sites.filter((site) => site.kind !== 'primitive' || effects.has(site.callee));
+  const reported = new Set<Site>();
   for (const site of racing) {
     const problem = racingProblem(site, parents, analysis);
-    if (problem !== undefined) throw syntaxError(site, `${problem.what}: ${problem.callback ? concurrentForm(site, problem.callback, parents, text) : REMEDY}`);
+    if (problem === undefined) continue;
+    reported.add(site);
+    problems.add(site, `${problem.what}: ${problem.callback ? concurrentForm(site, problem.callback, parents, text) : REMEDY}`);
   }
-  const [race] = chainRaces(body, racing, parents, analysis, (node) => lines.position(span(node).start).line);
-  if (race !== undefined) {
+  // A site refused above already has its fix; its chains need no second one.
+  for (const race of chainRaces(body, racing, parents, analysis, (node) => lines.position(span(node).start).line)) {
+    if (reported.has(race.site)) continue;
+    reported.add(race.site);
     const call = `${race.site.kind === 'send' ? '.send' : race.site.callee}(...)`;
-    throw syntaxError(
+    problems.add(
       race.site,
       `${call} is reached from promise callbacks of two separate chains (lines ${race.lines[0]} and ${race.lines[1]}), so its calls come in whichever order the chains finish: ${REMEDY}`,
     );
   }
+  return reported;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Globals } from './names.js';
 import { RESERVED_PREFIX } from './names.js';
 import { globalAdvice, moduleAdvice } from './advice.js';
 import type { LineIndex } from './position.js';
-import { syntaxError } from './position.js';
+import type { Problems } from './problems.js';
 import type { ScopeAnalysis } from './scope.js';
 
 /** Why a node is syntax no workflow may contain, or undefined. */
@@ -29,22 +29,22 @@ export function forbiddenSyntax(node: Node): string | undefined {
   }
 }
 
-export function checkSyntax(body: estree.BlockStatement, lines: LineIndex): void {
+export function checkSyntax(body: estree.BlockStatement, lines: LineIndex, problems: Problems): void {
   walk(body, (node) => {
     const message = forbiddenSyntax(node);
-    if (message !== undefined) throw syntaxError(lines.position(span(node).start), message);
+    if (message !== undefined) problems.add(lines.position(span(node).start), message);
   });
 }
 
 /** Rejects reserved or strict-mode-invalid declarations, undeclared globals and indirect uses of primitives. */
-export function checkNames(analysis: ScopeAnalysis, globals: Globals, parents: Parents, lines: LineIndex): void {
+export function checkNames(analysis: ScopeAnalysis, globals: Globals, parents: Parents, lines: LineIndex, problems: Problems): void {
   const identifiers = [
     ...analysis.declarations.map((identifier) => ({ identifier, declaration: true })),
     ...analysis.references.filter((reference) => reference.binding === undefined).map(({ identifier }) => ({ identifier, declaration: false })),
   ].sort((a, b) => span(a.identifier).start - span(b.identifier).start);
   for (const { identifier, declaration } of identifiers) {
     const problem = declaration ? declarationProblem(identifier.name) : globalProblem(identifier, globals, parents);
-    if (problem !== undefined) throw syntaxError(lines.position(span(identifier).start), problem);
+    if (problem !== undefined) problems.add(lines.position(span(identifier).start), problem);
   }
 }
 

@@ -15,7 +15,8 @@
 import { isFunction, span } from './ast.js';
 import type { Node } from './ast.js';
 import { propertyKey } from './inspect.js';
-import { syntaxError, type LineIndex } from './position.js';
+import type { LineIndex } from './position.js';
+import type { Problems } from './problems.js';
 import type { Site } from './sites.js';
 
 const MAX_SNIPPET = 70;
@@ -66,19 +67,19 @@ function key(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
-export function checkShapes(sites: readonly Site[], text: string, lines: LineIndex): void {
+export function checkShapes(sites: readonly Site[], text: string, lines: LineIndex, problems: Problems): void {
   const effectCalls = new Set<Node>(sites.filter((site) => site.kind !== 'primitive' || !['log', 'phase', 'prompt'].includes(site.callee)).map((site) => site.call));
   for (const site of sites) {
     if (site.kind === 'agent') {
       const problem = promptProblem(site.call.arguments as Node[], text);
-      if (problem !== undefined) throw syntaxError(site, problem);
+      if (problem !== undefined) problems.add(site, problem);
       continue;
     }
     if (site.kind !== 'primitive' || (site.callee !== 'parallel' && site.callee !== 'pipeline')) continue;
     const args = site.call.arguments as Node[];
     if (args.some((arg) => arg.type === 'SpreadElement')) continue;
     const problem = site.callee === 'parallel' ? parallelProblem(args, text, effectCalls) : pipelineProblem(args, text);
-    if (problem !== undefined) throw syntaxError(problem.at === undefined ? site : lines.position(span(problem.at).start), problem.message);
+    if (problem !== undefined) problems.add(problem.at === undefined ? site : lines.position(span(problem.at).start), problem.message);
   }
 }
 

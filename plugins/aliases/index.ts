@@ -73,6 +73,8 @@ export function createAliasesPlugin(options: AliasesPluginOptions = {}): KernelP
 
       kernel.hooks.preparation.prepare.tapPromise({ name: PLUGIN_NAME, stage: RESOLVE_STAGE }, async (preparation, context) => {
         if (preparation.model === undefined) return preparation;
+        // A partly computed call's inspection skips extension hooks, which could have rewritten the model: then only the check above applies.
+        if (context.computed !== undefined && loadingRegistry().preparationHooks().length > 0) return preparation;
         return { ...preparation, model: resolveCallModel(preparation.model, context.options.model, aliasesOf(context.segment)) };
       });
     },

@@ -31,6 +31,8 @@ function extensionContext(context: KernelPreparationContext): AgentPreparationCo
 }
 
 export async function runPreparationHooks(preparation: AgentPreparation, context: KernelPreparationContext): Promise<AgentPreparation> {
+  // Hooks are promised whole static option objects (spec 2 rule 5): a partly computed call's literal part could fail their schema for a key it computes.
+  if (context.computed !== undefined) return preparation;
   const hooks = loadingRegistry().preparationHooks();
   for (const hook of hooks) {
     const check = hook.validateOptions?.(context.options);

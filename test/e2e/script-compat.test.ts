@@ -108,7 +108,8 @@ describe('wfcli run --script', () => {
       const { expect: expected } = testCase;
       if ('preflight' in expected) {
         expect(result.code, result.stderr).toBe(1);
-        expect(result.stderr).toMatch(/^INVALID_SYNTAX: Line \d+, column \d+: /m);
+        // One problem, or several listed one a line (kernel/preflight/problems.ts).
+        expect(result.stderr).toMatch(/^INVALID_SYNTAX: (Line \d+, column \d+: |The workflow script has \d+ problems; .*\nLine \d+, column \d+: )/m);
         for (const fragment of expected.preflight) expect(result.stderr).toContain(fragment);
         expect(result.stderr).not.toMatch(RUN_ID);
         expect(runDirs().length).toBe(before);
@@ -135,6 +136,32 @@ describe('wfcli run --script', () => {
         const runDir = runDirs().find((dir) => dir.endsWith(runId!))!;
         expect((JSON.parse(readFileSync(join(runDir, 'snapshot.json'), 'utf8')) as { workflow: unknown }).workflow).toEqual(testCase.meta);
       }
+    });
+  });
+
+  describe('every problem at once, literal options at launch (issue 36 items 4 and 5)', () => {
+    it('a script with two problems gets both in one refusal, each with its line, column and fix', async () => {
+      answers = {};
+      const before = runDirs().length;
+      const source = "const started = Date.now();\nconst checks = await parallel([{ name: 'lint', run: () => agent('Run lint') }], { name: 'verify' });\nreturn { started, checks };\n";
+      const result = await run('two-problems.js', source, undefined);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain('INVALID_SYNTAX: The workflow script has 2 problems; fix all of them before launching it again:\nLine 1, column 17: Date.now() reads the clock');
+      expect(result.stderr).toMatch(/^Line 2, column 22: this is an older runtime's parallel\(\[\{ name, run \}\], \{ name \}\); write parallel\("verify", \{ lint: \(\) => agent\('Run lint'\) \}\)/m);
+      expect(result.stderr).not.toMatch(RUN_ID);
+      expect(runDirs().length).toBe(before);
+    });
+
+    it('a partly computed agent call with an unknown literal model is refused before any work', async () => {
+      answers = {};
+      const before = runDirs().length;
+      const source = "await shell('touch side-effect');\nconst out = [];\nfor (const i of [1, 2]) out.push(await agent(`Review part ${i}`, { label: `review ${i}`, model: 'haiku' }));\nreturn out;\n";
+      const result = await run('partial-options.js', source, undefined);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/^UNKNOWN_MODEL: Unknown model "haiku"/m);
+      expect(existsSync(join(pi.cwd, 'side-effect'))).toBe(false);
+      expect(result.stderr).not.toMatch(RUN_ID);
+      expect(runDirs().length).toBe(before);
     });
   });
 

@@ -69,12 +69,21 @@ describe('agent', () => {
   it.each([
     // Built at run time: a literal one is refused by the preflight (preflight-compat.test.ts).
     ['an empty prompt', `agent([''].join(''))`, /non-empty prompt/],
-    ['an empty label', `agent('x', { label: ' ' })`, /option "label" is invalid/],
-    ['a non-integer retries', `agent('x', { retries: 1.5 })`, /option "retries" is invalid/],
+    // Computed: a literal one is refused at launch (below).
+    ['an empty label', `agent('x', { label: [' '].join('') })`, /option "label" is invalid/],
+    ['a non-integer retries', `agent('x', { retries: 3 / 2 })`, /option "retries" is invalid/],
   ])('%s is INVALID_METADATA before any transport call', async (_what, call, message) => {
     const outcome = await h.run(`return await ${call};`);
     expect(outcome.error?.code).toBe('INVALID_METADATA');
     expect(outcome.error?.message).toMatch(message);
+    expect(h.calls).toEqual([]);
+  });
+
+  it('refuses a literal option of the wrong type at launch, naming the call, whatever else the call computes', async () => {
+    const cwd = h.freshCwd('literal-options');
+    const launch = (script: string) => h.engine.launch({ name: 'literal', cwd, script }).then(() => undefined, (error: unknown) => error);
+    expect(await launch(`await shell('true');\nreturn await agent('x', { label: ' ' });`)).toMatchObject({ code: 'INVALID_METADATA', message: 'agent at 2:14 option "label" is invalid' });
+    expect(await launch(`return await agent('x', { label: \`n\${args}\`, retries: 1.5 });`)).toMatchObject({ code: 'INVALID_METADATA', message: 'agent at 1:14 option "retries" is invalid' });
     expect(h.calls).toEqual([]);
   });
 });

@@ -79,6 +79,6 @@ describe('agent options in a registered function', () => {
   it('prepares an option object once across the script and the functions', () => {
     const fn = async (_input: unknown, context: Context) => context.agent('p', { model: 'm' });
     const script = [{ kind: 'agent' as const, options: { model: 'm' }, sites: ['1:1'] }];
-    expect(launchInspectionOptions(script, [functionSource(fn) ?? ''])).toEqual([{ model: 'm' }]);
+    expect(launchInspectionOptions(script, [functionSource(fn) ?? ''])).toEqual([{ options: { model: 'm' } }]);
   });
 });

@@ -97,8 +97,10 @@ describe('preflight: undeclared globals (rule 4)', () => {
     expectAccepted('let a, b;\n[a, { b = 2 }] = [1, {}];\n({ a = 1, ...b } = {});\nfor (a of [1]) {}');
   });
 
-  it('reports the first offending name in source order', () => {
-    expectRejected('const a = 1;\nrequire("a"); process.exit()', 2, 1, '"require"');
+  it('reports every offending name, in source order, the first one in code and details', () => {
+    const error = rejection('const a = 1;\nrequire("a"); process.exit()');
+    expect(error.details).toMatchObject({ line: 2, column: 1, count: 2, problems: [{ line: 2, column: 1 }, { line: 2, column: 15 }] });
+    expect(error.message).toMatch(/^The workflow script has 2 problems.*\nLine 2, column 1: "require" is not defined.*\nLine 2, column 15: "process" is not defined/s);
   });
 });
 

@@ -45,7 +45,7 @@ describe('preflight: static agent options (rule 10)', () => {
     expect(inspect('await agent("p")').staticAgentOptions).toEqual([{ kind: 'agent', options: {}, sites: ['1:7'] }]);
   });
 
-  it('leaves a call with any dynamic option to the runtime', () => {
+  it('leaves a call with nothing literal in its options to the runtime', () => {
     const dynamic = [
       'const m = "x";\nawait agent("p", { model: m })',
       'await agent("p", { label: `a${1}` })',

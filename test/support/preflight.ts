@@ -22,7 +22,8 @@ export function rejection(source: string, options = PREFLIGHT_OPTIONS): Workflow
 export function expectRejected(source: string, line: number, column: number, ...mentions: string[]): void {
   const error = rejection(source);
   expect(error.code).toBe('INVALID_SYNTAX');
-  expect(error.details).toEqual({ line, column });
+  // One problem: the message is that problem's, and details.problems holds it alone.
+  expect(error.details).toMatchObject({ line, column, count: 1, problems: [{ code: 'INVALID_SYNTAX', line, column }] });
   expect(error.message.startsWith(`Line ${line}, column ${column}: `)).toBe(true);
   for (const mention of mentions) expect(error.message).toContain(mention);
 }

@@ -13,7 +13,7 @@ import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCodemodeTools } from '../../../kernel/index.js';
 import { createWorkflowHostExtension } from '../../../plugins/host/extension.js';
-import { catalogTool, hostToolFields, statusTool, stopTool, WorkflowTools, type WorkflowToolDefinition } from '../../../plugins/host/tools/index.js';
+import { catalogTool, hostToolFields, statusTool, stopTool, workflowTool, WorkflowTools, type WorkflowToolDefinition } from '../../../plugins/host/tools/index.js';
 import { ERROR_OUTPUT, STATUS_OUTPUT } from '../../../plugins/host/tools/schemas.js';
 import { echoTransportPlugin } from '../../support/echo-transport.js';
 import { writeGlobalSettings } from '../../support/engine-harness.js';
@@ -115,6 +115,22 @@ describe('results on a Pi that reads structured content', () => {
     const error = { code: 'RUN_NOT_FOUND', message: expect.stringContaining('wf-000000000-00000000'), details: { runId: 'wf-000000000-00000000' } };
     expect(result).toEqual({ content: [{ type: 'text', text: expect.stringMatching(/^RUN_NOT_FOUND: /) }], details: { error }, structuredContent: { error }, isError: true });
     expectValid(definition.outputSchema, result['structuredContent']);
+  });
+
+  it('shows every problem of a preflight refusal in the text, and each with its place in the error details', async () => {
+    const definition = fx.tools.define(workflowTool);
+    const script = "const t = Date.now();\nagent('late');\nreturn t;";
+    const result = (await definition.execute('call-5', { name: 'w', script, foreground: true } as never, undefined, undefined, nested())) as unknown as {
+      content: [{ text: string }];
+      structuredContent: { error: { details: Record<string, unknown> } };
+    };
+    expect(result.content[0].text.split('\n')).toEqual([
+      'INVALID_SYNTAX: The workflow script has 2 problems; fix all of them before launching it again:',
+      expect.stringMatching(/^Line 1, column 11: Date\.now\(\) reads the clock/),
+      expect.stringMatching(/^Line 2, column 1: agent\(\.\.\.\) starts work whose promise is never awaited/),
+    ]);
+    expect(result.structuredContent.error.details).toMatchObject({ line: 1, column: 11, count: 2, problems: [{ code: 'INVALID_SYNTAX', line: 1, column: 11 }, { code: 'INVALID_SYNTAX', line: 2, column: 1 }] });
+    expectValid(definition.outputSchema, result.structuredContent);
   });
 
   it('keeps Pi 0.87\'s form where the context has no executeTool: details only, failures thrown', async () => {
