@@ -219,9 +219,10 @@ return 1;`);
     expect(messages).toEqual([`big: {"s":"${'y'.repeat(4096 - 11)}`, 'z'.repeat(4096), '😀'.repeat(1024)]);
   });
 
-  it('log of a non-string is INVALID_METADATA', async () => {
+  it('log of a non-string records it as JSON, as console.log would show it', async () => {
     const outcome = await h.run(`log({ a: 1 }); return 1;`);
-    expect(outcome.error?.code).toBe('INVALID_METADATA');
+    expect(outcome.value).toBe(1);
+    expect(h.runEvents(outcome.runDir).flatMap((entry) => (entry['type'] === 'log' ? [entry['message']] : []))).toEqual(['{"a":1}']);
   });
 
   it('log messages are not written again when a paused run resumes', async () => {
