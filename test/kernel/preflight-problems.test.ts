@@ -40,7 +40,7 @@ describe('preflight: every problem in one refusal', () => {
       expect.stringMatching(/^Line 4, column 21: this pipeline call passes its stages as separate arguments; write pipeline\("items", args\.files/),
       expect.stringMatching(/^Line 5, column 1: parallel\(\.\.\.\) starts work whose promise is never awaited.*"await parallel\(\.\.\.\)"/),
       expect.stringMatching(/^Line 6, column 1: agent\(\.\.\.\) starts work whose promise is never awaited.*"await agent\(\.\.\.\)"/),
-      expect.stringMatching(/^Line 7, column 1: "console" is not defined in workflow scripts: use log\(message\)/),
+      expect.stringMatching(/^Line 7, column 1: "console" is not defined in workflow scripts: use log\(\.\.\.\) as you would console\.log/),
       expect.stringMatching(/^Line 8, column 29: shell\(\.\.\.\) in a loop must be awaited directly \(await shell\(\.\.\.\)\)/),
       'Line 9, column 5: "eval" cannot be declared: workflow scripts are strict mode code',
     ]);
