@@ -133,4 +133,12 @@ const relayWorker = {
   output: { file: 'dist/relay/worker.js', format: 'es' },
 };
 
-export default [main, ...(existsSync(shareApp.input) ? [shareApp] : []), ...(existsSync(trajectoryApp.input) ? [trajectoryApp] : []), ...(existsSync(relayWorker.input) ? [relayWorker] : [])];
+// The CLI package's `wfcli` (cli-package/, packed on its own): one file that
+// finds the copy of this package Pi installed and runs its dist/cli/wfcli.js.
+const cliPackage = {
+  input: 'build/cli-package/wfcli.js',
+  external: (id) => id.startsWith('node:'),
+  output: { file: 'cli-package/bin/wfcli.js', format: 'es', banner: '#!/usr/bin/env node' },
+};
+
+export default [main, ...(existsSync(cliPackage.input) ? [cliPackage] : []), ...(existsSync(shareApp.input) ? [shareApp] : []), ...(existsSync(trajectoryApp.input) ? [trajectoryApp] : []), ...(existsSync(relayWorker.input) ? [relayWorker] : [])];

@@ -1,14 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 // Pi 1.x runs the files whose outcome depends most on the Pi that runs them: package loading and contents,
-// trust, session storage and print mode. The rest drive this package's own code.
-const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode'];
+// trust, session storage and print mode, and the installed wfcli, which runs on the `pi` on PATH. The rest drive this package's own code.
+const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode', 'installed-cli'];
 const files = (names: readonly string[]): string[] => names.map((name) => `test/e2e/${name}.test.ts`);
 
 /** End-to-end tests (`npm run test:e2e`): real `pi` processes with this package installed; needs a built dist/. */
 export default defineConfig({
   test: {
-    // wfcli runs the Pi SDK of this package's node_modules whatever `pi` is, so Pi 1.x runs only PI_LATEST_FILES.
+    // The checkout's wfcli runs the `pi` on PATH, which npm and npx make the checkout's (node_modules/.bin), whatever
+    // PI_CLI is, so Pi 1.x runs only PI_LATEST_FILES (installed-cli puts PI_CLI's `pi` on PATH itself).
     include: process.env['PI_CLI'] === 'latest' ? files(PI_LATEST_FILES) : ['test/e2e/**/*.test.ts'],
     // Most of an e2e test's time is a `pi` process waiting on the loopback model: three files at once keep 2 cores busy.
     maxWorkers: 3,

@@ -31,6 +31,8 @@ export interface CliIo {
   readonly onInterrupt?: (handler: () => void) => () => void;
   /** Pi's agent dir; default `PI_CODING_AGENT_DIR` else `~/.pi/agent`. */
   readonly agentDir?: string;
+  /** `--pi <path>`: the Pi to use (cli/pi-locate.ts); default `WFCLI_PI`, else the `pi` on PATH. */
+  readonly pi?: string;
   /** Where runs are stored; default `~/.pi/workflows`. */
   readonly home?: string;
   /** Portable bundle modules registered before Pi loads extensions (a bundle's launcher): proven sources under spec 2 rule 9. */

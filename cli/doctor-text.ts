@@ -1,6 +1,9 @@
 /** The text view of `wfcli doctor` (the report itself is `--json`). */
 import { printable } from '../lib/terminal-text.js';
 import type { DoctorReport } from './doctor-report.js';
+import type { PiInstall } from './pi-locate.js';
+
+const FOUND: Readonly<Record<PiInstall['found'], string>> = { named: 'named by --pi or WFCLI_PI', path: 'the pi on PATH', beside: 'installed beside this package' };
 
 function list(items: readonly string[]): string {
   return items.length === 0 ? '(none)' : items.join(', ');
@@ -11,12 +14,14 @@ function section(title: string, lines: readonly string[]): string {
   return `${title}\n${lines.map((line) => `  ${printable(line)}\n`).join('')}`;
 }
 
-export function formatDoctor(report: DoctorReport): string {
+/** `pi`: the Pi the command used (cli/pi-locate.ts). */
+export function formatDoctor(report: DoctorReport, pi?: PiInstall): string {
   const parts: string[] = [
     section('project', [
       `cwd          ${report.cwd}`,
       `trust        ${report.trust.projectTrusted ? 'trusted' : 'not trusted'} (${report.trust.decidedBy})`,
       `agent dir    ${report.agentDir}`,
+      ...(pi === undefined ? [] : [`pi           ${pi.version} at ${pi.root} (${FOUND[pi.found]})`]),
       `settings     ${report.settingsPath}`,
       ...report.settingsSources.map((source) => `  ${source.kind.padEnd(8)} ${source.path}${source.exists ? ` (sets ${list(source.keys)})` : ' (missing: defaults)'}`),
     ]),

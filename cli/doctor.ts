@@ -21,6 +21,7 @@ import { trustStatement } from '../plugins/host/trust-state.js';
 import { formatDoctor } from './doctor-text.js';
 import { buildDoctorReport, hasErrors, type DoctorDiagnostic } from './doctor-report.js';
 import type { LocalPiSession } from './headless-host.js';
+import { useBundledPi } from './pi-bundle.js';
 import { openLocalSession, parseJsonOption } from './session.js';
 
 function agentOptionsOf(text: string | undefined): Readonly<Record<string, JsonValue>> | undefined {
@@ -118,7 +119,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       problems,
     });
     if (flag(parsed, 'json')) printJson(io, report);
-    else io.stdout(formatDoctor(report));
+    // The Doctor JSON has exactly spec 1's fields; the text names the Pi (the session opened: this resolves at once).
+    else io.stdout(formatDoctor(report, await useBundledPi()));
     return hasErrors(report) ? EXIT_FAILED : EXIT_OK;
   } finally {
     await local.dispose();

@@ -24,7 +24,8 @@ Durable, sandboxed JavaScript workflows for Pi, from the shell.
 commands:
 ${rows.map(([name, summary]) => `  ${name.padEnd(width)}${summary}\n`).join('')}
 "wfcli <command> --help" describes a command; "wfcli --version" prints the
-version. Exit codes: 0 success, 1 a typed workflow error (CODE: message on
+version. "--pi <path>" (or WFCLI_PI) names the Pi to use; default the "pi" on
+PATH. Exit codes: 0 success, 1 a typed workflow error (CODE: message on
 stderr), 2 a usage error.
 `;
 }
@@ -47,7 +48,39 @@ function version(io: CliIo): number {
   return EXIT_OK;
 }
 
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * `--pi <path>` (or `--pi=<path>`) anywhere before `--`: the Pi to use for
+ * any command (cli/pi-locate.ts), taken out before the command parses.
+ */
+function takePiOption(argv: readonly string[]): { argv: readonly string[]; pi?: string } | string {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? [...argv] : argv.slice(0, end);
+  let pi: string | undefined;
+  const rest: string[] = [];
+  for (let index = 0; index < head.length; index++) {
+    const token = head[index]!;
+    if (token === '--pi') {
+      const value = head[index + 1];
+      if (value === undefined || value === '') return '--pi needs a path: the `pi` command or the Pi package folder';
+      pi = value;
+      index++;
+    } else if (token.startsWith('--pi=')) {
+      pi = token.slice('--pi='.length);
+      if (pi === '') return '--pi needs a path: the `pi` command or the Pi package folder';
+    } else rest.push(token);
+  }
+  const all = end < 0 ? rest : [...rest, ...argv.slice(end)];
+  return pi === undefined ? { argv: all } : { argv: all, pi };
+}
+
+export async function main(args: readonly string[], baseIo: CliIo): Promise<number> {
+  const taken = takePiOption(args);
+  if (typeof taken === 'string') {
+    baseIo.stderr(`wfcli: ${taken}\n${mainHelp()}`);
+    return EXIT_USAGE;
+  }
+  const { argv } = taken;
+  const io: CliIo = taken.pi === undefined ? baseIo : { ...baseIo, pi: taken.pi };
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) return version(io);
   const oldNode = unsupportedNode();
   if (oldNode !== undefined) {

@@ -8,16 +8,17 @@
  * to the bundle's entry, the others to the modules the bundle hands to the
  * extensions it loads (its "virtual modules"). So the command's own modules,
  * the plugin libraries and Pi's loader share the bundle's one copy, as
- * inside `pi`. A Pi without a bundle keeps its main.
+ * inside `pi`. A Pi without a bundle keeps its main, resolved from the Pi's
+ * own folder. Which Pi: pi-locate.ts (the one the user runs, issue 37).
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { registerHooks } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SDK_NAMES, locatePi, type LocateOptions, type PiInstall } from './pi-locate.js';
 
-const SDK = '@earendil-works/pi-coding-agent';
-/** The names Pi's own loader maps to its SDK (the old scope included). */
-const SDK_NAMES = new Set([SDK, '@mariozechner/pi-coding-agent']);
+/** Pi's packages our modules and the extensions import, resolved from a Pi without a bundle (they are its dependencies). */
+const PI_FAMILY = /^(@earendil-works|@mariozechner)\/pi-(coding-agent|ai|tui|agent-core)(\/|$)|^(typebox|@sinclair\/typebox)(\/|$)/;
 const SCHEME = 'pi-bundle:';
 /** A string key: the generated modules may export a `Symbol` of their own (typebox does), which hides the global one. */
 const MODULES_SLOT = 'pi-extensible-workflows.pi-bundle-modules';
@@ -28,6 +29,8 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 type Namespaces = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 export interface PiBundle {
+  /** The Pi whose bundle it is. */
+  readonly pi: PiInstall;
   /** The bundle's SDK entry. */
   readonly entry: string;
   /** The chunk that exports `VIRTUAL_MODULES`, when the bundle has one. */
@@ -42,15 +45,9 @@ function isFile(file: string): boolean {
   }
 }
 
-/** The installed Pi's bundle, or undefined when it has none. */
-export function findPiBundle(): PiBundle | undefined {
-  let main: string;
-  try {
-    main = fileURLToPath(import.meta.resolve(SDK));
-  } catch {
-    return undefined;
-  }
-  const bundle = join(dirname(main), 'bundle');
+/** The Pi's bundle, or undefined when it has none. */
+export function findPiBundle(pi: PiInstall): PiBundle | undefined {
+  const bundle = join(pi.root, 'dist', 'bundle');
   const entry = join(bundle, 'index.js');
   if (!isFile(entry)) return undefined;
   let chunks: string[] = [];
@@ -60,7 +57,7 @@ export function findPiBundle(): PiBundle | undefined {
     // no chunks folder: only the SDK is mapped
   }
   const chunk = chunks.length === 1 ? join(bundle, 'chunks', chunks[0]!) : undefined;
-  return { entry: pathToFileURL(entry).href, ...(chunk !== undefined && isFile(chunk) ? { virtualModules: pathToFileURL(chunk).href } : {}) };
+  return { pi, entry: pathToFileURL(entry).href, ...(chunk !== undefined && isFile(chunk) ? { virtualModules: pathToFileURL(chunk).href } : {}) };
 }
 
 /** ES module source re-exporting one of the bundle's namespaces, whose names are known now. */
@@ -72,21 +69,25 @@ function moduleSource(specifier: string, namespace: Readonly<Record<string, unkn
   return lines.join('\n');
 }
 
-let mapped: Promise<PiBundle | undefined> | undefined;
+let mapped: Promise<PiInstall> | undefined;
 
 /**
- * From now on, this process imports Pi's packages from its bundle where the
- * installed Pi has one. Call it before the first import of any of them;
- * resolves to the bundle, or undefined when the packages' mains stay.
+ * From now on, this process imports Pi's packages from the Pi the user runs
+ * (pi-locate.ts): from its bundle where it has one, else from its folder.
+ * Call it before the first import of any of them; resolves to that Pi, or
+ * rejects with CONFIG_ERROR when there is no usable Pi.
  */
-export function useBundledPi(): Promise<PiBundle | undefined> {
-  mapped ??= mapBundle();
+export function useBundledPi(options: LocateOptions = {}): Promise<PiInstall> {
+  mapped ??= (async () => mapPi(locatePi(options)))();
   return mapped;
 }
 
-async function mapBundle(): Promise<PiBundle | undefined> {
-  const bundle = findPiBundle();
-  if (bundle === undefined) return undefined;
+async function mapPi(pi: PiInstall): Promise<PiInstall> {
+  const bundle = findPiBundle(pi);
+  if (bundle === undefined) {
+    mapMains(pi);
+    return pi;
+  }
   let namespaces: Namespaces = {};
   if (bundle.virtualModules !== undefined) {
     const loaded = (await import(bundle.virtualModules)) as { VIRTUAL_MODULES?: unknown };
@@ -110,5 +111,13 @@ async function mapBundle(): Promise<PiBundle | undefined> {
       return { format: 'module', source, shortCircuit: true };
     },
   });
-  return bundle;
+  return pi;
+}
+
+/** A Pi without a bundle: its packages' mains, resolved as if imported from inside the Pi package (its dependencies are there). */
+function mapMains(pi: PiInstall): void {
+  const parentURL = pathToFileURL(join(pi.root, 'package.json')).href;
+  registerHooks({
+    resolve: (specifier, context, next) => (PI_FAMILY.test(specifier) ? next(specifier, { ...context, parentURL }) : next(specifier, context)),
+  });
 }

@@ -23,9 +23,9 @@ import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'> = {}): Promise<LocalPiSession> {
   // A command runs at most one workflow segment: its engine keeps no spare sandbox.
   disableSandboxSpares();
-  // Pi's SDK and the session's modules load from here on: cached compiled code, and Pi's bundle where it has one.
+  // Pi's SDK and the session's modules load from here on: cached compiled code, and the user's Pi (its bundle where it has one).
   useCompileCache(storeRoot(io));
-  await useBundledPi();
+  await useBundledPi({ cwd: io.cwd, ...(io.pi === undefined ? {} : { named: io.pi }) });
   const { createLocalPiSession } = await import('./headless-host.js');
   return createLocalPiSession({
     cwd: io.cwd,
