@@ -255,7 +255,7 @@ export const COMPAT_CASES: readonly CompatCase[] = [
   },
   { file: 'qs-console.js', from: QS, pattern: 8, cli: true, expect: { preflight: ['Line 3, column 1: "console" is not defined in workflow scripts: use log(...) as you would console.log'] } },
   { file: 'qs-process-cwd.js', from: QS, pattern: 8, expect: { preflight: ['"process" is not defined in workflow scripts: a script has no process', 'shell("pwd")'] } },
-  { file: 'qs-pipeline-item-index.js', from: QS, pattern: 4, expect: { preflight: ['write pipeline("items", ids, {', "not the original item"] } },
+  { file: 'qs-pipeline-item-index.js', from: QS, pattern: 4, cli: true, expect: { preflight: ['write pipeline("items", ids, {', "not the original item"] } },
   {
     file: 'qs-parallel-thunks.js',
     from: QS,

@@ -158,7 +158,8 @@ describe('wfcli run --script', () => {
       const source = "await shell('touch side-effect');\nconst out = [];\nfor (const i of [1, 2]) out.push(await agent(`Review part ${i}`, { label: `review ${i}`, model: 'haiku' }));\nreturn out;\n";
       const result = await run('partial-options.js', source, undefined);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toMatch(/^UNKNOWN_MODEL: Unknown model "haiku"/m);
+      // The message leads somewhere: where an alias would be defined, and the concrete form.
+      expect(result.stderr).toMatch(/^UNKNOWN_MODEL: Unknown model "haiku": "haiku" is neither an alias configured in .*settings\.json .* a concrete model needs the form provider\/model:thinking/m);
       expect(existsSync(join(pi.cwd, 'side-effect'))).toBe(false);
       expect(result.stderr).not.toMatch(RUN_ID);
       expect(runDirs().length).toBe(before);
