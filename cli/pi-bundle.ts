@@ -94,21 +94,23 @@ async function mapPi(pi: PiInstall): Promise<PiInstall> {
     if (typeof loaded.VIRTUAL_MODULES === 'object' && loaded.VIRTUAL_MODULES !== null) namespaces = loaded.VIRTUAL_MODULES as Namespaces;
   }
   (globalThis as Record<string, unknown>)[MODULES_SLOT] = namespaces;
-  const sources = new Map<string, string>();
-  for (const [specifier, namespace] of Object.entries(namespaces)) {
-    if (!SDK_NAMES.has(specifier) && typeof namespace === 'object' && namespace !== null) sources.set(specifier, moduleSource(specifier, namespace));
-  }
+  // A module's source is written when something imports it: most of the bundle's modules never are.
+  const mapped = (specifier: string): Readonly<Record<string, unknown>> | undefined => {
+    const namespace = Object.hasOwn(namespaces, specifier) && !SDK_NAMES.has(specifier) ? namespaces[specifier] : undefined;
+    return typeof namespace === 'object' && namespace !== null ? (namespace as Readonly<Record<string, unknown>>) : undefined;
+  };
   registerHooks({
     resolve: (specifier, context, next) => {
       if (SDK_NAMES.has(specifier)) return { url: bundle.entry, format: 'module', shortCircuit: true };
-      if (sources.has(specifier)) return { url: `${SCHEME}${encodeURIComponent(specifier)}`, format: 'module', shortCircuit: true };
+      if (mapped(specifier) !== undefined) return { url: `${SCHEME}${encodeURIComponent(specifier)}`, format: 'module', shortCircuit: true };
       return next(specifier, context);
     },
     load: (url, context, next) => {
       if (!url.startsWith(SCHEME)) return next(url, context);
-      const source = sources.get(decodeURIComponent(url.slice(SCHEME.length)));
-      if (source === undefined) throw new Error(`wfcli: no module of Pi's bundle is named by ${url}`);
-      return { format: 'module', source, shortCircuit: true };
+      const specifier = decodeURIComponent(url.slice(SCHEME.length));
+      const namespace = mapped(specifier);
+      if (namespace === undefined) throw new Error(`wfcli: no module of Pi's bundle is named by ${url}`);
+      return { format: 'module', source: moduleSource(specifier, namespace), shortCircuit: true };
     },
   });
   return pi;
