@@ -6,6 +6,7 @@
  * (lib/terminal-text.ts), so no control character reaches the terminal.
  */
 import type { AgentSummary, JsonValue, StatusSummary } from '../kernel/index.js';
+import { agentName } from '../lib/agent-name.js';
 import { printable } from '../lib/terminal-text.js';
 
 type Json = Readonly<Record<string, JsonValue>>;
@@ -18,10 +19,16 @@ export function formatUsage(usage: AgentSummary['usage']): string {
   return `${usage.inputTokens + usage.outputTokens} tokens, $${usage.costUsd.toFixed(4)}`;
 }
 
+/** An agent by its name (lib/agent-name.ts), never its raw ID: `--json` keeps the ID. */
 export function formatAgent(agent: AgentSummary, indent = '    '): string {
   const attempts = `${agent.attempts} attempt${agent.attempts === 1 ? '' : 's'}`;
-  const where = [...(agent.breadcrumb ?? []), ...agent.path].join(' / ');
-  return `${indent}${printable(`${agent.label} [${agent.id}] ${agent.state}, ${attempts}, ${formatUsage(agent.usage)}${where === '' ? '' : ` (${where})`}`)}`;
+  return `${indent}${printable(`${agentName(agent)}: ${agent.state}, ${attempts}, ${formatUsage(agent.usage)}`)}`;
+}
+
+/** The name of the agent `agentId` among the run's agents; the ID itself for one the summary does not hold. */
+export function agentNameOf(summary: StatusSummary, agentId: string): string {
+  const agent = summary.agents.find((entry) => entry.id === agentId);
+  return agent === undefined ? agentId : agentName(agent);
 }
 
 /** `tokens 30/100 (soft 50)` per dimension with a limit, then launches. */
@@ -69,8 +76,26 @@ export function formatStatus(summary: StatusSummary): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** One line per run: ID, state, workflow, session, last update, agents. */
-export function formatRunRow(summary: StatusSummary): string {
+/** The columns of `formatRunRow`, in its widths; the run ID column as wide as the widest ID shown. */
+function runColumns(runId: string, state: string, workflow: string, session: string, updated: string, agents: string, idWidth: number): string {
+  return `${runId.padEnd(idWidth)}  ${state.padEnd(17)} ${workflow.padEnd(20)} ${session.padEnd(12)} ${updated.padEnd(24)}  ${agents}`;
+}
+
+const RUN_ID_HEADER = 'RUN';
+
+/** The header row over `formatRunRow` lines (text only: `--json` has field names). */
+export function formatRunHeader(idWidth = 0): string {
+  return runColumns(RUN_ID_HEADER, 'STATE', 'WORKFLOW', 'SESSION', 'UPDATED', 'AGENTS', idWidth);
+}
+
+/** One line per run: ID, state, workflow, session, last update, agents; `idWidth` aligns a list's IDs under its header. */
+export function formatRunRow(summary: StatusSummary, idWidth = 0): string {
   const state = `${summary.state}${summary.executing ? '*' : ''}`;
-  return printable(`${summary.runId}  ${state.padEnd(17)} ${printable(summary.workflow.name).padEnd(20)} ${printable(summary.sessionId).padEnd(12)} ${summary.updatedAt}  ${summary.agents.length} agent(s)`);
+  return printable(runColumns(summary.runId, state, printable(summary.workflow.name), printable(summary.sessionId), summary.updatedAt, `${summary.agents.length} agent(s)`, idWidth));
+}
+
+/** A header and one aligned row per run, as `wfcli list` prints them. */
+export function formatRunTable(summaries: readonly StatusSummary[]): string {
+  const idWidth = Math.max(RUN_ID_HEADER.length, ...summaries.map((summary) => summary.runId.length));
+  return `${[formatRunHeader(idWidth), ...summaries.map((summary) => formatRunRow(summary, idWidth))].join('\n')}\n`;
 }

@@ -15,7 +15,7 @@ import { readRunFiles } from '../lib/run-files.js';
 import { NO_USAGE, addUsage, runUsage } from '../kernel/usage.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
-import { formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
+import { agentNameOf, formatBudget, formatStatus, formatUsage, formatWorktrees } from './format.js';
 import { projectRuns } from './list.js';
 
 export interface RunInspection {
@@ -64,13 +64,15 @@ export function inspectRun(run: StatusSummary, runDir: string): RunInspection {
 }
 
 function formatInspection(inspection: RunInspection): string {
+  // Agents by name; the raw IDs stay in --json.
+  const name = (agentId: string): string => agentNameOf(inspection.run, agentId);
   const lines = [`  usage      ${formatUsage(inspection.usage)}`, `  directory  ${inspection.runDir}`];
   for (const attempt of inspection.attempts) {
-    lines.push(`  attempt    ${attempt.agentId} #${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
+    lines.push(`  attempt    ${name(attempt.agentId)} attempt ${attempt.attempt}: ${JSON.stringify(attempt.reference)}`);
     if (attempt.transcript !== undefined) lines.push(`  transcript ${attempt.transcript}`);
   }
   for (const prompt of inspection.systemPrompts) {
-    lines.push(`  prompt     ${prompt.agentId} attempt ${prompt.attempt} turn ${prompt.turn}: sha256 ${prompt.sha256.slice(0, 12)}…${prompt.characters === undefined ? ' (body missing)' : `, ${prompt.characters} characters`}`);
+    lines.push(`  prompt     ${name(prompt.agentId)} attempt ${prompt.attempt} turn ${prompt.turn}: sha256 ${prompt.sha256.slice(0, 12)}…${prompt.characters === undefined ? ' (body missing)' : `, ${prompt.characters} characters`}`);
   }
   for (const warning of inspection.warnings) lines.push(`  warning    ${warning.message}`);
   for (const problem of inspection.problems) lines.push(`  problem    ${problem}`);

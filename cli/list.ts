@@ -16,7 +16,7 @@ import { listRuns } from '../kernel/store/list.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
-import { formatRunRow } from './format.js';
+import { formatRunTable } from './format.js';
 import { storeRoot } from './session.js';
 
 function described(error: unknown): string {
@@ -48,7 +48,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runs = projectRuns(io, stringOption(parsed, 'session'), (message) => io.stderr(`warning: ${printable(message)}\n`)).map((entry) => entry.summary);
   if (flag(parsed, 'json')) printJson(io, runs);
   else if (runs.length === 0) io.stdout('no runs in this project\n');
-  else for (const summary of runs) io.stdout(`${formatRunRow(summary)}\n`);
+  else io.stdout(formatRunTable(runs));
   return EXIT_OK;
 }
 
@@ -58,8 +58,9 @@ export const listCommand: CommandSpec = {
   help: `  --session <id>   only the runs of this session
   --json           print the status summaries as a JSON array
 
-One line per run: ID, state (* when a live process is executing it), workflow
-name, session, last update and agent count. Reads the run store only.`,
+A header row, then one line per run: ID, state (* when a live process is
+executing it), workflow name, session, last update and agent count. Reads
+the run store only.`,
   options: { session: { type: 'string' }, ...JSON_OPTION },
   run,
 };

@@ -5,12 +5,14 @@
  * (lib/trajectory/report.ts). It opens offline and makes no request.
  * Reads the run store and the transcripts only (no Pi session); the viewer's
  * code loads only when this command runs. The file is written atomically,
- * mode 0600: a report holds what the transcripts hold; `--output -` writes it
- * to standard output, and a device, FIFO or socket is never replaced
- * (output-path.ts).
+ * mode 0600: a report holds what the transcripts hold. By default it goes
+ * into the run's own directory (`report.html`, issue 37 item 8), never into
+ * the project's working tree where it is easily committed; `--output <file>`
+ * names another place, `--output -` standard output, and a device, FIFO or
+ * socket is never replaced (output-path.ts).
  */
 import { resolve } from 'node:path';
-import { readRunLock, shownSnapshot, summarize, writeFileAtomic } from '../kernel/index.js';
+import { readRunLock, shownSnapshot, summarize, writeFileAtomic, writeRunReport } from '../kernel/index.js';
 import { EXIT_OK, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { STDOUT_OUTPUT, checkOutputPath } from './output-path.js';
@@ -19,7 +21,7 @@ import { findStoredRun } from './session.js';
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const option = stringOption(parsed, 'output');
-  const output = option === STDOUT_OUTPUT ? undefined : resolve(io.cwd, option ?? `${runId}.html`);
+  const output = option === undefined || option === STDOUT_OUTPUT ? undefined : resolve(io.cwd, option);
   // Refused before anything is read.
   if (output !== undefined) checkOutputPath(output, 'file');
   const { runDir, snapshot } = findStoredRun(io, runId);
@@ -30,7 +32,8 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const transcripts = flag(parsed, 'no-transcripts') ? undefined : runTranscripts(model, runDir);
   const html = reportHtml({ v: 1, generatedAt: new Date().toISOString(), model, ...(transcripts === undefined ? {} : { transcripts }) });
   const what = transcripts === undefined ? 'without transcripts' : `${transcripts.length} transcript(s)`;
-  if (output === undefined) io.stdout(html);
+  if (option === STDOUT_OUTPUT) io.stdout(html);
+  else if (output === undefined) io.stdout(`${printable(writeRunReport(runDir, html).path)}\n`);
   else {
     checkOutputPath(output, 'file');
     writeFileAtomic(output, html, 0o600, { durable: false });
@@ -43,16 +46,18 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
 export const reportCommand: CommandSpec = {
   name: 'report',
   usage: ['wfcli report <run-id> [--output <file>] [--no-transcripts]'],
-  help: `  --output <file>   where to write it (default ./<run-id>.html; a file there is
-                    replaced, a device, FIFO or socket never); - for standard output
+  help: `  --output <file>   where to write it instead of the run's directory (a file
+                    there is replaced, a device, FIFO or socket never);
+                    - for standard output
   --no-transcripts  leave the agents' transcripts out
 
 Any run of this project, whichever session launched it. The file opens in a
 browser without a network: the viewer's page with everything inline, a
 strict Content-Security-Policy, and no request of any kind. With transcripts
 it holds the agents' prompts, answers, tool calls and output, and so any
-secret they saw: it is written 0600. Prints the file's path (with
---output -, the report itself).`,
+secret they saw: it is written 0600, by default as report.html in the run's
+own directory in the workflow store (not the project, where it could be
+committed). Prints the file's path (with --output -, the report itself).`,
   options: { output: { type: 'string' }, 'no-transcripts': { type: 'boolean' } },
   positionals: { min: 1, max: 1 },
   run,

@@ -18,7 +18,7 @@ import { shownSnapshot } from '../kernel/engine/stored-run-queries.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
-import { formatStatus } from './format.js';
+import { agentNameOf, formatStatus } from './format.js';
 import { findStoredRun, withLocalSession } from './session.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
@@ -33,7 +33,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
     io.stdout(formatStatus(summary));
     if (diagnostics !== undefined) {
       const { incomplete, replayable } = diagnostics;
-      io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${printable(incomplete.map((agent) => agent.label).join(', ')) || 'nothing pending'}\n`);
+      io.stdout(`  retry      replays ${replayable.reduce((sum, path) => sum + path.keys.length, 0)} completed operation(s); runs again: ${printable(incomplete.map((agent) => agentNameOf(summary, agent.agentId)).join(', ')) || 'nothing pending'}\n`);
     }
   }
   return EXIT_OK;

@@ -60,7 +60,7 @@ export { disableSandboxSpares } from './sandbox/spares.js';
 export { compileOnFirstUse, createAjv, formatAjvErrors, lazyAjv, type LazyValidator } from './json-schema.js';
 export type { PrecompiledValidator } from './precompiled.js';
 // Read-only access to stored runs of any session (wfcli list, inspect, cleanup).
-export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic } from './store/index.js';
+export { findRun, listRuns, readRunLock, workflowsRoot, writeFileAtomic, writeRunReport } from './store/index.js';
 export type { ListProblem, LockOwner, RunEntry } from './store/index.js';
 // Reading run files as the store does: never through a link, never a FIFO or a device, bounded (docs/storage.md).
 export { READ_LIMITS, entryKind, readRegular, readRegularIfExists, readResultText } from './store/index.js';

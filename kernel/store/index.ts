@@ -3,6 +3,7 @@ export {
   EVIDENCE_DIR,
   JOURNAL_FILE,
   LOCK_FILE,
+  REPORT_FILE,
   RESULT_FILE,
   SNAPSHOT_FILE,
   SOURCE_FILE,
@@ -24,7 +25,7 @@ export { DIR_MODE, FILE_MODE, READ_ONLY_MODE } from './fs-util.js';
 export { writeFileAtomic } from './atomic.js';
 export { createLockedRunDirectory, createRunDirectory } from './run-dir.js';
 export type { CreateRunOptions } from './run-dir.js';
-export { readResultText, readRunSource, readSnapshot, writeResult, writeSnapshot } from './run-files.js';
+export { readResultText, readRunSource, readSnapshot, writeResult, writeRunReport, writeSnapshot } from './run-files.js';
 export type { WrittenFile } from './run-files.js';
 export { openJournal, readJournal } from './journal.js';
 export type { Journal, JsonRecord, OpenJournalOptions } from './journal.js';

@@ -13,6 +13,8 @@ export const JOURNAL_FILE = 'journal.jsonl';
 export const RESULT_FILE = 'result.json';
 export const LOCK_FILE = 'run.lock';
 export const EVIDENCE_DIR = 'evidence';
+/** `wfcli report`'s default output: inside the run, 0600, never in the project's working tree. */
+export const REPORT_FILE = 'report.html';
 
 /** Prefixes of in-flight names in a `runs/` folder; they start with a dot so they can never be a valid id. */
 export const TEMP_PREFIX = '.tmp-';

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVIDENCE_DIR, JOURNAL_FILE, LOCK_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
+import { EVIDENCE_DIR, JOURNAL_FILE, LOCK_FILE, REPORT_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
 import { checkDirectory, damagedEntry, kindOf, readDirectory } from './safe-fs.js';
 
 export type EntryType = 'regular file' | 'directory';
@@ -19,6 +19,7 @@ const STORE_ENTRIES: ReadonlyMap<string, EntryType> = new Map([
   [JOURNAL_FILE, 'regular file'],
   [RESULT_FILE, 'regular file'],
   [LOCK_FILE, 'regular file'],
+  [REPORT_FILE, 'regular file'],
   [EVIDENCE_DIR, 'directory'],
 ]);
 

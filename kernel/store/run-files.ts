@@ -4,7 +4,7 @@ import { WorkflowError, messageOf } from '../errors.js';
 import { writeFileAtomic, type AtomicWriteOptions } from './atomic.js';
 import { FILE_MODE } from './fs-util.js';
 import { isJsonObject, prettyJson, snapshotText } from './json-text.js';
-import { RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
+import { REPORT_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
 import { READ_LIMITS, errnoCode, readRegular } from './safe-fs.js';
 
 export interface WrittenFile {
@@ -44,6 +44,18 @@ export function writeResult(runDir: string, value: unknown): WrittenFile {
   const file = path.join(runDir, RESULT_FILE);
   const bytes = Buffer.from(prettyJson(value, 'result'), 'utf8');
   writeFileAtomic(file, bytes, FILE_MODE, { within: runDir });
+  return { path: path.resolve(file), bytes: bytes.byteLength };
+}
+
+/**
+ * Writes the run's HTML report (`report.html`) atomically, mode 0600: it
+ * holds what the transcripts hold. Never through a link between the run
+ * directory and the file; a link at the file is replaced, not followed.
+ */
+export function writeRunReport(runDir: string, html: string): WrittenFile {
+  const file = path.join(runDir, REPORT_FILE);
+  const bytes = Buffer.from(html, 'utf8');
+  writeFileAtomic(file, bytes, FILE_MODE, { durable: false, within: runDir });
   return { path: path.resolve(file), bytes: bytes.byteLength };
 }
 

@@ -45,7 +45,7 @@ describe('every attempt is charged', () => {
     summary = JSON.parse(status.stdout) as StatusSummary;
     expect(summary.agents.map((agent) => tokens(agent.usage))).toEqual([157]);
     const text = await home.wfcli(['status', runId]);
-    expect(text.stdout).toMatch(/Refuser \[\S+\] failed, 2 attempts, 157 tokens/);
+    expect(text.stdout).toMatch(/Refuser: failed, 2 attempts, 157 tokens/);
   });
 
   it('wfcli inspect and the trajectory viewer show them', async () => {

@@ -49,11 +49,11 @@ describe('wfcli escapes what it prints', () => {
     expect(launched.stderr).toContain('boom\\x1b[1m\\x9b2J');
   });
 
-  it('list shows one line per run, the name escaped; --json keeps it exact', async () => {
+  it('list shows its header and one line per run, the name escaped; --json keeps it exact', async () => {
     const list = await wfcli(['list']);
     expect(list.code, list.stderr).toBe(0);
     shownSafely(list.stdout);
-    expect(list.stdout.trimEnd().split('\n')).toEqual([expect.stringContaining(`failed            ${SHOWN_NAME}`)]);
+    expect(list.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^RUN +STATE +WORKFLOW +SESSION +UPDATED +AGENTS$/), expect.stringContaining(`failed            ${SHOWN_NAME}`)]);
 
     const json = await wfcli(['list', '--json']);
     expect((JSON.parse(json.stdout) as { workflow: { name: string } }[])[0]?.workflow.name).toBe(NAME);
@@ -65,7 +65,7 @@ describe('wfcli escapes what it prints', () => {
     shownSafely(status.stdout);
     expect(status.stdout).toContain(`run ${runId}  ${SHOWN_NAME}\n`);
     expect(status.stdout).toContain('  phase      ph\\x1b[2Jase\n');
-    expect(status.stdout).toContain('    lab\\x1b]0;title\\x07el\\nx [');
+    expect(status.stdout).toContain('    lab\\x1b]0;title\\x07el\\nx: ');
     expect(status.stdout).toMatch(/ {2}failure +\S+: .*boom\\x1b\[1m\\x9b2J\n/);
   });
 

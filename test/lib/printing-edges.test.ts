@@ -40,7 +40,7 @@ describe('text for a terminal', () => {
     const status = formatStatus(run).trimEnd().split('\n');
     safeLines(status);
     expect(status).toEqual(expect.arrayContaining([`run wf-1  ${SHOWN}`, `  phase      ${SHOWN}`, `  failure    SCRIPT_ERROR: ${SHOWN}`, `  checkpoint ${SHOWN} awaiting`]));
-    expect(status.some((line) => line.startsWith(`    ${SHOWN} [a1]`))).toBe(true);
+    expect(status.some((line) => line.startsWith(`    ${SHOWN} (${SHOWN}): `))).toBe(true);
     safeLines([formatRunRow(run)]);
     expect(formatRunRow(run)).toContain(SHOWN);
     const progress = progressLine({ name: EVIL, runId: 'wf-1', state: 'running', phase: EVIL, agents: [EVIL], elapsedMs: 0 }, 500);

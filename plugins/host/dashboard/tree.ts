@@ -7,6 +7,7 @@
  */
 import { agentTree, type AgentSummary, type AgentTreeNode, type RunState, type StatusSummary } from '../../../kernel/index.js';
 import { printable } from '../../../lib/terminal-text.js';
+import { agentName } from '../../../lib/agent-name.js';
 import { agentCounts, usageText } from './describe.js';
 import type { SessionReference } from './documents.js';
 
@@ -37,7 +38,8 @@ export function agentTransports(sessions: ReadonlyMap<string, readonly SessionRe
 }
 
 export function agentText(agent: AgentSummary, transport?: string): string {
-  const parts = [agent.label, agent.state];
+  // The tree shows where the agent ran; the name alone is enough here.
+  const parts = [agentName(agent, { where: false }), agent.state];
   if (agent.attempts > 1) parts.push(`attempt ${agent.attempts}`);
   if (transport !== undefined) parts.push(`via ${transport}`);
   const usage = usageText(agent.usage);
