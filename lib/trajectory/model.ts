@@ -26,10 +26,17 @@ import { transcriptFiles } from './transcript.js';
 
 export type ControlAction = 'pause' | 'cancel-pause' | 'resume' | 'stop' | 'approve' | 'reject';
 
-/** One button of the run page; `checkpoint` names the checkpoint an approve or reject answers. */
+/**
+ * One button of the run page; `checkpoint` names the checkpoint an approve or
+ * reject answers, and `prompt` and `context` (serialized JSON) say what is
+ * decided. Controls go only to the live viewer behind its token, never into a
+ * report, so the checkpoint's prompt stays out of exported files.
+ */
 export interface ControlView {
   readonly action: ControlAction;
   readonly checkpoint?: string;
+  readonly prompt?: string;
+  readonly context?: string;
 }
 
 /** Format of the JSON the page reads (`/api/runs/<id>` and the stream). */

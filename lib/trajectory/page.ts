@@ -81,6 +81,9 @@ svg .bar-tokens { fill: var(--running); } svg .bar-input { fill: #74c0fc; }
 .controls { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 8px 0; }
 button { font: inherit; padding: 2px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; }
 button:disabled { opacity: 0.5; cursor: default; } button.control-stop, button.control-reject { border-color: var(--failed); }
+dialog.confirm { max-width: min(720px, 92vw); border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+dialog.confirm pre { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 35vh; overflow: auto; background: var(--panel); padding: 6px 8px; border-radius: 4px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
+dialog.confirm .answers { display: flex; gap: 8px; justify-content: flex-end; }
 button.link { border: none; background: none; padding: 0 4px; color: var(--running); text-decoration: underline; }
 .error-text { color: var(--failed); } .downloads { margin: 4px 0; font-size: 13px; }
 ul.hits { margin: 4px 0 12px; padding-left: 18px; }

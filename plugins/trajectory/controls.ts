@@ -7,7 +7,7 @@
  * checked against what the run offers at that moment, so a stale page
  * cannot, say, stop a run that already ended.
  */
-import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type WorkflowEngineApi } from '../../kernel/index.js';
+import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type JsonValue, type WorkflowEngineApi } from '../../kernel/index.js';
 
 import type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
 
@@ -30,10 +30,18 @@ export const validateControlRequest = compileOnFirstUse<ControlRequest>({
   },
 });
 
-/** What `/workflow` offers the run's root (plugins/host/dashboard/actions.ts), less launch mode and deletion. */
-export function availableControls(run: StatusSummary): ControlView[] {
+/**
+ * What `/workflow` offers the run's root (plugins/host/dashboard/actions.ts), less launch mode and deletion.
+ * A checkpoint's buttons carry its prompt and, when `contextOf` finds one, its context, so the page can show
+ * what is decided before asking.
+ */
+export function availableControls(run: StatusSummary, contextOf: (name: string) => JsonValue | undefined = () => undefined): ControlView[] {
   const controls: ControlView[] = [];
-  for (const { name } of run.checkpoints.filter((entry) => entry.state === 'awaiting')) controls.push({ action: 'approve', checkpoint: name }, { action: 'reject', checkpoint: name });
+  for (const { name, prompt } of run.checkpoints.filter((entry) => entry.state === 'awaiting')) {
+    const context = contextOf(name);
+    const shown = { checkpoint: name, prompt, ...(context === undefined ? {} : { context: JSON.stringify(context, null, 2) }) };
+    controls.push({ action: 'approve', ...shown }, { action: 'reject', ...shown });
+  }
   if (run.executing && (run.state === 'running' || run.state === 'awaiting_input')) controls.push({ action: 'pause' });
   if (run.executing && run.state === 'pausing') controls.push({ action: 'cancel-pause' });
   // An active state with no executing segment was left by a host that is gone: resuming recovers it.

@@ -5,7 +5,8 @@
  * requests performed through the engine. Loaded with the server.
  */
 import { statSync } from 'node:fs';
-import type { RunHandle, WorkflowEngineApi } from '../../kernel/index.js';
+import { join } from 'node:path';
+import { parseSnapshot, readRegular, READ_LIMITS, type JsonValue, type RunHandle, type WorkflowEngineApi } from '../../kernel/index.js';
 import { availableControls, parseControlRequest, performControl } from './controls.js';
 import { buildModel, type LiveStarts } from '../../lib/trajectory/model.js';
 import { reportHtml, runTranscripts } from '../../lib/trajectory/report.js';
@@ -22,6 +23,16 @@ export interface RunSourceInput {
   readonly follow: () => ((handle: RunHandle) => void) | undefined;
 }
 
+/** The contexts of a run's checkpoints from its snapshot (the status summary leaves them out); none when it cannot be read. */
+function checkpointContexts(runDir: string): (name: string) => JsonValue | undefined {
+  try {
+    const snapshot = parseSnapshot(JSON.parse(readRegular(join(runDir, 'snapshot.json'), READ_LIMITS.snapshot).toString('utf8')), runDir);
+    return (name) => snapshot.checkpoints[name]?.context;
+  } catch {
+    return () => undefined;
+  }
+}
+
 export function createRunSource({ engine, cwd, starts, follow }: RunSourceInput): RunSource {
   const runDir = (runId: string): string | undefined => {
     try {
@@ -36,7 +47,7 @@ export function createRunSource({ engine, cwd, starts, follow }: RunSourceInput)
     if (dir === undefined) return undefined;
     try {
       const status = engine.status(cwd, runId);
-      return { dir, model: buildModel(status, dir, starts.get(runId)), controls: availableControls(status) };
+      return { dir, model: buildModel(status, dir, starts.get(runId)), controls: availableControls(status, checkpointContexts(dir)) };
     } catch {
       return undefined;
     }

@@ -12,7 +12,9 @@
  *
  * The run page's controls act on a second run as `/workflow` would: pause,
  * cancel the pause, pause again, resume, approve a checkpoint and stop (with
- * the confirmations answered), each reflected on the page without a reload;
+ * the confirmations answered in the page's dialog, which shows the
+ * checkpoint's prompt and context as text, scrolling inside the dialog),
+ * each reflected on the page without a reload;
  * the same POST from another origin, or without the token, is refused and
  * changes nothing.
  *
@@ -241,19 +243,26 @@ describe('the trajectory viewer in Chromium', () => {
   });
 
   it('pauses, cancels the pause, resumes, approves a checkpoint and stops from the page; another origin or a missing token changes nothing', async () => {
+    // Script-chosen markup must show as text; 100 lines must scroll inside the dialog, not stretch it.
+    const shipPrompt = `<b id="injected">Ship</b> release 1.2?\n${Array.from({ length: 100 }, (_, line) => `line ${line}`).join('\n')}`;
     const controlled = await engine.launch({
       name: 'controlled',
       cwd: dir.cwd,
-      script: `await shell(${JSON.stringify(gated('c1'))}); await shell(${JSON.stringify(gated('c2'))}); const answer = await checkpoint({ name: 'ship', prompt: 'Ship it?' }); await shell(${JSON.stringify(gated('c3'))}); return answer;`,
+      script: `await shell(${JSON.stringify(gated('c1'))}); await shell(${JSON.stringify(gated('c2'))}); const answer = await checkpoint({ name: 'ship', prompt: ${JSON.stringify(shipPrompt)}, context: { pr: 42, note: '<img id="ctx-injected" src="x">' } }); await shell(${JSON.stringify(gated('c3'))}); return answer;`,
     });
     const state = () => engine.status(dir.cwd, controlled.runId).state;
     const runUrl = url.replace(run.runId, controlled.runId);
     const page = await openPage();
-    page.on('dialog', (dialog) => void dialog.accept());
     await gateStarted(dir.cwd, 'c1');
     await page.goto(runUrl);
-    const click = async (selector: string, to: string) => {
+    const answer = async (reply: 'yes' | 'no') => {
+      await page.waitForSelector('#confirm-dialog[open]');
+      await page.click(`#confirm-dialog button[data-answer="${reply}"]`);
+      await page.waitForSelector('#confirm-dialog', { state: 'detached' });
+    };
+    const click = async (selector: string, to: string, confirm = false) => {
       await page.click(selector);
+      if (confirm) await answer('yes');
       await page.waitForSelector(`#run[data-state="${to}"]`);
       expect(state()).toBe(to);
     };
@@ -295,11 +304,28 @@ describe('the trajectory viewer in Chromium', () => {
     release(dir.cwd, 'c2');
     await page.waitForSelector('button[data-action="approve"][data-checkpoint="ship"]');
     expect(state()).toBe('awaiting_input');
+    // The dialog shows what is approved, as text, bounded; Cancel decides nothing.
     await page.click('button[data-action="approve"][data-checkpoint="ship"]');
+    await page.waitForSelector('#confirm-dialog[open]');
+    expect(await page.textContent('#confirm-prompt')).toBe(shipPrompt);
+    expect(JSON.parse((await page.textContent('#confirm-context')) ?? '')).toEqual({ pr: 42, note: '<img id="ctx-injected" src="x">' });
+    expect(await page.textContent('#confirm-question')).toBe(`Approve checkpoint "ship" of run ${controlled.runId}? The decision is final.`);
+    expect(await page.$('#injected')).toBeNull();
+    expect(await page.$('#ctx-injected')).toBeNull();
+    const sizes = await page.evaluate(() => {
+      const prompt = document.querySelector('#confirm-prompt') as HTMLElement;
+      return { dialog: (document.querySelector('#confirm-dialog') as HTMLElement).getBoundingClientRect().height, viewport: window.innerHeight, scroll: prompt.scrollHeight, client: prompt.clientHeight };
+    });
+    expect(sizes.dialog).toBeLessThanOrEqual(sizes.viewport);
+    expect(sizes.scroll).toBeGreaterThan(sizes.client);
+    await answer('no');
+    expect(state()).toBe('awaiting_input');
+    await page.click('button[data-action="approve"][data-checkpoint="ship"]');
+    await answer('yes');
     await gateStarted(dir.cwd, 'c3');
     await page.waitForSelector('#checkpoints td:text("approved")');
     expect(engine.status(dir.cwd, controlled.runId).checkpoints.map((entry) => entry.state)).toEqual(['approved']);
-    await click('button[data-action="stop"]', 'stopped');
+    await click('button[data-action="stop"]', 'stopped', true);
     expect(await page.textContent('#control-message')).toBe(`Stopped run ${controlled.runId}`);
     release(dir.cwd, 'c3');
     await page.close();

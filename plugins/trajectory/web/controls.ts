@@ -1,7 +1,9 @@
 /**
  * The run page's controls: one button per action the server says the run
  * offers now (the model's `controls`). Stop and checkpoint decisions ask
- * first, as `/workflow` does. A click POSTs `{ action, checkpoint? }` as JSON
+ * first, as `/workflow` does, in a dialog of the page (not `window.confirm`)
+ * so a checkpoint's prompt and context, chosen by the script and so
+ * untrusted, are shown as text in a bounded, scrollable box. A click POSTs `{ action, checkpoint? }` as JSON
  * with the viewer's custom header to `/<token>/api/runs/<id>/actions`; the
  * answer (or why not) shows beside the buttons, and the run's stream
  * redraws the page with the new state.
@@ -29,6 +31,31 @@ function question(control: ControlView, runId: string): string | undefined {
   return undefined;
 }
 
+/** Asks `ask` in a modal dialog showing what a checkpoint decides; resolves true only on the confirming button. */
+function confirmInPage(ask: string, control: ControlView): Promise<boolean> {
+  const shown = (heading: string, value: string | undefined, id: string): Node[] => (value === undefined ? [] : [el('h3', {}, [heading]), el('pre', { id }, [value])]);
+  const yes = el('button', { type: 'button', 'data-answer': 'yes', class: `control-${control.action}` }, [label(control)]);
+  const no = el('button', { type: 'button', 'data-answer': 'no' }, ['Cancel']);
+  const dialog = el('dialog', { id: 'confirm-dialog', class: 'confirm' }, [
+    ...shown('Prompt', control.prompt, 'confirm-prompt'),
+    ...shown('Context', control.context, 'confirm-context'),
+    el('p', { id: 'confirm-question' }, [ask]),
+    el('div', { class: 'answers' }, [no, yes]),
+  ]);
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    // Escape closes the dialog without a value: that is a "no", like Cancel.
+    dialog.addEventListener('close', () => {
+      resolve(dialog.returnValue === 'yes');
+      dialog.remove();
+    });
+    yes.addEventListener('click', () => dialog.close('yes'));
+    no.addEventListener('click', () => dialog.close('no'));
+    dialog.showModal();
+    no.focus();
+  });
+}
+
 export async function postControl(base: string, runId: string, control: ControlView): Promise<{ ok: boolean; text: string }> {
   const response = await fetch(`${base}api/runs/${encodeURIComponent(runId)}/actions`, {
     method: 'POST',
@@ -44,9 +71,9 @@ export function renderControls(bar: HTMLElement, base: string, runId: string, co
   const message = bar.querySelector('#control-message') ?? el('span', { id: 'control-message', class: 'muted' });
   const buttons = controls.map((control) => {
     const button = el('button', { type: 'button', class: `control control-${control.action}`, 'data-action': control.action, ...(control.checkpoint === undefined ? {} : { 'data-checkpoint': control.checkpoint }) }, [label(control)]);
-    button.addEventListener('click', () => {
+    const act = async (): Promise<void> => {
       const ask = question(control, runId);
-      if (ask !== undefined && !window.confirm(ask)) return;
+      if (ask !== undefined && !(await confirmInPage(ask, control))) return;
       for (const other of Array.from(bar.querySelectorAll('button'))) other.disabled = true;
       message.textContent = `${label(control)}…`;
       postControl(base, runId, control).then(
@@ -60,7 +87,8 @@ export function renderControls(bar: HTMLElement, base: string, runId: string, co
           message.className = 'error-text';
         },
       );
-    });
+    };
+    button.addEventListener('click', () => void act());
     return button;
   });
   bar.replaceChildren(...buttons, ...(buttons.length === 0 ? [el('span', { class: 'muted' }, ['No actions: the run has ended.'])] : []), ' ', message);

@@ -86,7 +86,7 @@ describe('the viewer controls', () => {
 
   it('pauses, cancels the pause, pauses again, resumes, answers a checkpoint and stops, as /workflow does', async () => {
     const handle = await h.launch(
-      `await shell(${JSON.stringify(gated('one'))}); await shell(${JSON.stringify(gated('two'))}); const answer = await checkpoint({ name: 'ship', prompt: 'Ship it?' }); await shell(${JSON.stringify(gated('three'))}); return answer;`,
+      `await shell(${JSON.stringify(gated('one'))}); await shell(${JSON.stringify(gated('two'))}); const answer = await checkpoint({ name: 'ship', prompt: 'Ship it?', context: { pr: 42 } }); await shell(${JSON.stringify(gated('three'))}); return answer;`,
     );
     await gateStarted(h.cwd, 'one');
     expect((await model(handle.runId)).controls).toEqual([{ action: 'pause' }, { action: 'stop' }]);
@@ -104,7 +104,9 @@ describe('the viewer controls', () => {
     await gateStarted(h.cwd, 'two');
     release(h.cwd, 'two');
     await waitFor(() => state(handle.runId) === 'awaiting_input', 10_000, 'the checkpoint');
-    expect((await model(handle.runId)).controls).toEqual([{ action: 'approve', checkpoint: 'ship' }, { action: 'reject', checkpoint: 'ship' }, { action: 'pause' }, { action: 'stop' }]);
+    // The checkpoint's buttons say what is decided: its prompt and its context, serialized for the page to show as text.
+    const shown = { checkpoint: 'ship', prompt: 'Ship it?', context: JSON.stringify({ pr: 42 }, null, 2) };
+    expect((await model(handle.runId)).controls).toEqual([{ action: 'approve', ...shown }, { action: 'reject', ...shown }, { action: 'pause' }, { action: 'stop' }]);
     expect(JSON.parse((await act(handle.runId, { action: 'approve', checkpoint: 'ship' })).body).message).toBe('Checkpoint "ship" approved');
     await gateStarted(h.cwd, 'three');
     expect(h.engine.status(h.cwd, handle.runId).checkpoints).toEqual([expect.objectContaining({ name: 'ship', state: 'approved' })]);
