@@ -28,6 +28,7 @@ import {
   type WorkflowCheckpointStateChangedEvent,
   type WorkflowHostSession,
 } from '../../kernel/index.js';
+import { announceCheckpoints } from './checkpoint-notice.js';
 import { followUpText, runResult, type RunResult } from './delivery.js';
 import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
@@ -194,12 +195,15 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
       this.#waits.set(handle.runId, () => resolve('moved_to_background'));
     });
     const guard = this.headless ? this.#stopAtCheckpoint(handle.runId) : undefined;
+    // With UI, Pi shows only "Working" while the wait blocks the tool call: say a decision waits, and where.
+    const notice = !this.headless && ctx.hasUI ? this.#announceCheckpoints(handle.runId, ctx) : undefined;
     let outcome: RunOutcome | WaitEnd;
     try {
       outcome = await Promise.race([handle.outcome, ended]);
     } finally {
       this.#waits.delete(handle.runId);
       guard?.dispose();
+      notice?.dispose();
     }
     if (typeof outcome === 'string') {
       this.watch(handle);
@@ -232,6 +236,17 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
       void this.engine.stop(this.cwd, runId).catch(() => undefined);
     });
     return { dispose, stopped: () => stopped };
+  }
+
+  #announceCheckpoints(runId: string, ctx: ExtensionContext): { dispose(): void } {
+    const status = () => this.engine.status(this.cwd, runId);
+    let workflow = runId;
+    try {
+      workflow = status().workflow.name;
+    } catch {
+      // The run's name is only for the words: the run ID stands in.
+    }
+    return announceCheckpoints({ runId, workflow, events: this.#pi.events, ui: ctx.ui, promptOf: (name) => status().checkpoints.find((entry) => entry.name === name)?.prompt });
   }
 
   refusal(name: string): string | undefined {
