@@ -179,7 +179,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
         if (hasCatalog(cwd, agentDir, projectTrusted)) tools.registerCatalog();
         const interrupted = recoverRuns(session);
         if (ctx.hasUI && interrupted.length > 0) void offerResume(session, ctx, interrupted);
-        if (ctx.hasUI && ctx.mode === 'tui') showUpdateNotice({ agentDir, pkg: pkg(), notify: (message) => ctx.ui.notify(message, 'info') });
+        if (ctx.hasUI && ctx.mode === 'tui') showUpdateNotice({ agentDir, pkg: pkg(), notify: (message) => ctx.ui.notify(message, 'info'), commands: () => pi.getCommands() });
         if (slot !== undefined) slot.session = session;
       } catch (error) {
         // The registries stay frozen and the process stays held until shutdown: the failed start is this session's state.

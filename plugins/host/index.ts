@@ -20,7 +20,7 @@ export { INLINE_RESULT_BYTES, RESPONSE_HEADROOM_TOKENS, contextHasRoom, runResul
 export { BUILTIN_TOOL_NAMES, PiToolExecutor, isReservedTool, type ToolCallRequest, type ToolExecutorOptions } from './tool-executor.js';
 export { TOOLS_PRIMITIVE, checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';
 export { findPackage, PACKAGE_NAME, type PackageInfo } from './package-info.js';
-export { CHANGELOG_STATE_FILE, changelogStatePath, sectionsToAnnounce, showUpdateNotice, type UpdateNoticeInput } from './update-notice.js';
+export { CHANGELOG_STATE_FILE, changelogStatePath, hostShowsChangelog, sectionsToAnnounce, showUpdateNotice, type ListedCommand, type UpdateNoticeInput } from './update-notice.js';
 export { compareVersions, parseChangelog, type ReleaseSection } from './changelog.js';
 export { WorkflowTools, ERROR_OUTPUT, type WorkflowToolDefinition } from './tools/index.js';
 export type { WorkflowHostView } from './view.js';

@@ -6,8 +6,12 @@
  * changelog-state.json`. Everything here is best-effort: a missing or
  * malformed changelog or state file is silence or a first startup, and a
  * failed state write only means the notice may repeat.
+ *
+ * Pi 1.5+ shows an installed package's CHANGELOG.md itself (its package
+ * manifest's `changelogPath`, CHANGELOG.md by default); there this notice
+ * stays silent so an update is announced once, by Pi.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileOnFirstUse, SETTINGS_DIR_NAME, writeFileAtomic } from '../../kernel/index.js';
 import { compareVersions, isVersion, parseChangelog, type ReleaseSection } from './changelog.js';
@@ -57,16 +61,47 @@ function noticeText(installed: string, last: string | undefined, announced: read
   return [title, ...announced.map((section) => section.text)].join('\n\n');
 }
 
+/** What this reads of a command Pi lists; `changelogPath` is known only to Pis that show package changelogs. */
+export interface ListedCommand {
+  readonly sourceInfo?: { readonly origin?: string; readonly baseDir?: string; readonly changelogPath?: unknown };
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether Pi itself shows this package's changelog: told by feature, not by
+ * Pi's version. Pi 1.5 shows it for a package source with a `changelogPath`,
+ * the condition copied here; a Pi whose source info has no `changelogPath`
+ * (0.87) never does.
+ */
+export function hostShowsChangelog(commands: readonly ListedCommand[], root: string): boolean {
+  return commands.some(({ sourceInfo }) =>
+    sourceInfo?.origin === 'package' && typeof sourceInfo.changelogPath === 'string' && sourceInfo.changelogPath !== '' && sourceInfo.baseDir !== undefined && samePath(sourceInfo.baseDir, root));
+}
+
 export interface UpdateNoticeInput {
   readonly agentDir: string;
   readonly pkg: PackageInfo | undefined;
   readonly notify: (message: string) => void;
+  /** The commands Pi lists (`pi.getCommands()`), to leave the notice to a Pi that shows the changelog itself. */
+  readonly commands?: () => readonly ListedCommand[];
 }
 
 /** Shows the notices and returns the announced versions. Never throws. */
 export function showUpdateNotice(input: UpdateNoticeInput): string[] {
   const { pkg } = input;
   if (!pkg || pkg.sourceCheckout || !isVersion(pkg.version)) return [];
+  try {
+    if (input.commands !== undefined && hostShowsChangelog(input.commands(), pkg.root)) return [];
+  } catch {
+    // A Pi that cannot list its commands: ours is the only notice.
+  }
   let sections: ReleaseSection[];
   try {
     sections = parseChangelog(readFileSync(join(pkg.root, 'CHANGELOG.md'), 'utf8'));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compareVersions, parseChangelog } from '../../../plugins/host/changelog.js';
 import { findPackage, type PackageInfo } from '../../../plugins/host/package-info.js';
-import { changelogStatePath, showUpdateNotice } from '../../../plugins/host/update-notice.js';
+import { changelogStatePath, hostShowsChangelog, type ListedCommand, showUpdateNotice } from '../../../plugins/host/update-notice.js';
 
 const CHANGELOG = `# Changelog
 
@@ -47,9 +47,9 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function notices(info: PackageInfo | undefined = pkg): { versions: string[]; messages: string[] } {
+function notices(info: PackageInfo | undefined = pkg, commands?: readonly ListedCommand[]): { versions: string[]; messages: string[] } {
   const messages: string[] = [];
-  const versions = showUpdateNotice({ agentDir, pkg: info, notify: (message) => messages.push(message) });
+  const versions = showUpdateNotice({ agentDir, pkg: info, notify: (message) => messages.push(message), ...(commands ? { commands: () => commands } : {}) });
   return { versions, messages };
 }
 
@@ -104,6 +104,25 @@ describe('the update notice', () => {
     writeFileSync(join(agentDir, 'pi-extensible-workflows'), '');
     expect(notices().versions).toEqual(['0.3.0']);
     expect(notices().versions).toEqual(['0.3.0']);
+  });
+
+  it('leaves the notice to a Pi that shows this package\'s changelog itself (Pi 1.5: `changelogPath` in its source info)', () => {
+    const pi15 = (root: string): ListedCommand[] => [{ sourceInfo: { origin: 'package', baseDir: root, changelogPath: join(root, 'CHANGELOG.md') } }];
+    expect(hostShowsChangelog(pi15(pkg.root), pkg.root)).toBe(true);
+    expect(notices(pkg, pi15(pkg.root)).versions).toEqual([]);
+    expect(() => readFileSync(changelogStatePath(agentDir))).toThrow();
+    // Another package's changelog, a top-level extension, or a Pi whose source info has no `changelogPath` (0.87): ours shows.
+    expect(hostShowsChangelog(pi15(dir), pkg.root)).toBe(false);
+    expect(hostShowsChangelog([{ sourceInfo: { origin: 'top-level', baseDir: pkg.root, changelogPath: 'x' } }], pkg.root)).toBe(false);
+    expect(notices(pkg, [{ sourceInfo: { origin: 'package', baseDir: pkg.root } }]).versions).toEqual(['0.3.0']);
+  });
+
+  it('shows the notice when Pi cannot list its commands', () => {
+    const messages: string[] = [];
+    const throwing = (): never => {
+      throw new Error('no commands');
+    };
+    expect(showUpdateNotice({ agentDir, pkg, notify: (message) => messages.push(message), commands: throwing })).toEqual(['0.3.0']);
   });
 
   it('finds this repository as a source checkout of the package', () => {
