@@ -8,6 +8,7 @@
 import type { AgentSummary, JsonValue, StatusSummary } from '../kernel/index.js';
 import { agentName } from '../lib/agent-name.js';
 import { printable } from '../lib/terminal-text.js';
+import { costText } from '../lib/usage-text.js';
 
 type Json = Readonly<Record<string, JsonValue>>;
 
@@ -16,7 +17,8 @@ function object(value: JsonValue | undefined): Json | undefined {
 }
 
 export function formatUsage(usage: AgentSummary['usage']): string {
-  return `${usage.inputTokens + usage.outputTokens} tokens, $${usage.costUsd.toFixed(4)}`;
+  const tokens = usage.inputTokens + usage.outputTokens;
+  return `${tokens} tokens, ${costText(usage.costUsd, tokens)}`;
 }
 
 /** An agent by its name (lib/agent-name.ts), never its raw ID: `--json` keeps the ID. */

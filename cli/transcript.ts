@@ -13,6 +13,7 @@ import { printable, printableLines } from '../lib/terminal-text.js';
 import { EXIT_OK, JSON_OPTION, UsageError, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { currentBranch, type ContentBlock, type SessionEntry } from '../lib/transcripts/session-file.js';
 import { readSessionBounded, type SessionRead } from '../lib/transcripts/session-read.js';
+import { turnUsageOf, turnUsageText, type TurnUsage } from '../lib/usage-text.js';
 
 const DEFAULT_MAX_CHARS = 2000;
 
@@ -27,6 +28,8 @@ export interface TranscriptItem {
   readonly toolCalls?: readonly { readonly id: string; readonly name: string; readonly arguments: string }[];
   /** Tool results: which tool, and whether it failed. */
   readonly tool?: { readonly name: string; readonly callId: string; readonly isError: boolean };
+  /** Assistant turns: tokens and cost as Pi recorded them. */
+  readonly usage?: TurnUsage;
 }
 
 export function bound(text: string, max: number): string {
@@ -55,7 +58,8 @@ function messageItem(entry: SessionEntry, max: number): TranscriptItem | undefin
       const calls = (message.content as ContentBlock[]).flatMap((block) => (block.type === 'toolCall' ? [{ id: block.id, name: block.name, arguments: bound(JSON.stringify(block.arguments), max) }] : []));
       const error = typeof message.errorMessage === 'string' ? `\n(error: ${bound(message.errorMessage, max)})` : '';
       const model = typeof message.provider === 'string' && typeof message.model === 'string' ? `assistant ${message.provider}/${message.model}` : 'assistant';
-      return { ...base, kind: model, text: `${contentText(message.content, max)}${error}`, ...(calls.length > 0 ? { toolCalls: calls } : {}) };
+      const usage = turnUsageOf(message.usage);
+      return { ...base, kind: model, text: `${contentText(message.content, max)}${error}`, ...(calls.length > 0 ? { toolCalls: calls } : {}), ...(usage === undefined ? {} : { usage }) };
     }
     case 'toolResult':
       return { ...base, kind: 'tool_result', text: contentText(message.content, max), tool: { name: String(message.toolName), callId: String(message.toolCallId), isError: message.isError === true } };
@@ -99,7 +103,8 @@ export function transcriptItems(entries: readonly SessionEntry[], max: number): 
 /** The text of an item; what came from the session file is `printable` (names) or `printableLines` (texts, indented). */
 export function formatItem(item: TranscriptItem): string {
   const time = printable(item.at.length >= 19 ? item.at.slice(11, 19) : item.at);
-  const head = printable(item.tool === undefined ? item.kind : `tool result ${item.tool.name}${item.tool.isError ? ' (error)' : ''}`);
+  const kind = item.usage === undefined ? item.kind : `${item.kind} (${turnUsageText(item.usage)})`;
+  const head = printable(item.tool === undefined ? kind : `tool result ${item.tool.name}${item.tool.isError ? ' (error)' : ''}`);
   const indent = (text: string): string => printableLines(text).split('\n').join('\n    ');
   const lines = [`[${time}] ${head}:${item.text === '' ? '' : ` ${indent(item.text)}`}`];
   for (const call of item.toolCalls ?? []) lines.push(`    -> ${printable(call.name)} ${indent(call.arguments)}`);

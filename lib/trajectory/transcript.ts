@@ -17,6 +17,7 @@ import { messageOf } from '../../kernel/index.js';
 import { readFileStart } from '../transcripts/text.js';
 import { currentBranch, parseSessionFile, type ContentBlock, type SessionEntry } from '../transcripts/session-file.js';
 import { readSessions, readSystemPrompts } from '../run-files.js';
+import { turnUsageOf, type TurnUsage } from '../usage-text.js';
 
 export const TRANSCRIPT_VIEW_VERSION = 1;
 /** The most of a session file one view reads. */
@@ -34,6 +35,8 @@ export type TranscriptItemView =
       readonly thinking: readonly string[];
       readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[];
       readonly error?: string;
+      /** The turn's tokens and cost, as Pi recorded them. */
+      readonly usage?: TurnUsage;
     }
   | { readonly kind: 'tool'; readonly at: string; readonly callId: string; readonly name: string; readonly result: string; readonly isError: boolean; readonly durationMs?: number }
   | { readonly kind: 'note'; readonly at: string; readonly label: string; readonly text: string };
@@ -94,6 +97,7 @@ function itemsOf(entries: readonly SessionEntry[]): TranscriptItemView[] {
         for (const call of toolCalls) calledAt.set(call.id, at);
         const model = typeof message['provider'] === 'string' && typeof message['model'] === 'string' ? `${message['provider']}/${message['model']}` : undefined;
         const error = typeof message['errorMessage'] === 'string' ? cut(message['errorMessage']) : undefined;
+        const usage = turnUsageOf(message['usage']);
         items.push({
           kind: 'assistant',
           at,
@@ -102,6 +106,7 @@ function itemsOf(entries: readonly SessionEntry[]): TranscriptItemView[] {
           thinking: blocks.flatMap((block) => (block.type === 'thinking' && block.thinking !== '' ? [cut(block.thinking)] : [])),
           toolCalls,
           ...(error === undefined ? {} : { error }),
+          ...(usage === undefined ? {} : { usage }),
         });
         break;
       }

@@ -7,6 +7,7 @@
  */
 import { AGENT_STATES, agentTree, runUsage, type AgentState, type AgentSummary, type AgentTreeNode, type StatusSummary } from '../../kernel/index.js';
 import { printable } from '../../lib/terminal-text.js';
+import { costText } from '../../lib/usage-text.js';
 
 /** Most lines the widget takes above the editor. */
 export const WIDGET_MAX_LINES = 12;
@@ -19,7 +20,7 @@ function tokens(usage: AgentSummary['usage']): number {
 }
 
 function usageText(usage: AgentSummary['usage']): string {
-  return tokens(usage) === 0 && usage.costUsd === 0 ? '' : `${tokens(usage).toLocaleString('en-US')} tok · $${usage.costUsd.toFixed(4)}`;
+  return tokens(usage) === 0 && usage.costUsd === 0 ? '' : `${tokens(usage).toLocaleString('en-US')} tok · ${costText(usage.costUsd, tokens(usage))}`;
 }
 
 function counts(agents: readonly AgentSummary[]): string {

@@ -20,14 +20,15 @@ const FILE = [
   HEADER,
   message('s1', null, 1, { role: 'system', content: '', sections: { preamble: 'You are...' } }),
   message('u1', 's1', 1, { role: 'user', content: 'Read the note' }),
-  message('a1', 'u1', 2, { role: 'assistant', provider: 'e2e', model: 'm', content: [{ type: 'thinking', thinking: 'hmm hmm' }, { type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'note.txt' } }] }),
+  // A model without a price: Pi records tokens and a cost of 0, which is unknown, not free.
+  message('a1', 'u1', 2, { role: 'assistant', provider: 'e2e', model: 'm', content: [{ type: 'thinking', thinking: 'hmm hmm' }, { type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'note.txt' } }], usage: { input: 1200, output: 34, cacheRead: 0, cacheWrite: 0, totalTokens: 1234, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } }),
   message('t1', 'a1', 3, { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: 'line one\nline two' }], isError: false }),
   'not json at all',
   line({ type: 'message', id: 'bad', parentId: 't1', timestamp: at(4), message: { role: 'toolResult', content: [] } }),
   line({ type: 'label', id: 'l1', parentId: 't1', timestamp: at(4), targetId: 'u1', label: 'start' }),
   message('b1', 'u1', 5, { role: 'assistant', content: [{ type: 'text', text: 'abandoned branch' }] }),
   line({ type: 'model_change', id: 'm1', parentId: 't1', timestamp: at(6), provider: 'e2e', modelId: 'other' }),
-  message('a2', 'm1', 7, { role: 'assistant', provider: 'e2e', model: 'other', content: [{ type: 'text', text: 'The note has two lines.' }], errorMessage: 'partial' }),
+  message('a2', 'm1', 7, { role: 'assistant', provider: 'e2e', model: 'other', content: [{ type: 'text', text: 'The note has two lines.' }], errorMessage: 'partial', usage: { input: 1300, output: 20, cacheRead: 800, cacheWrite: 0, totalTokens: 2120, cost: { input: 0.001, output: 0.0002, cacheRead: 0.0001, cacheWrite: 0, total: 0.0013 } } }),
   '',
 ].join('\n');
 
@@ -44,18 +45,18 @@ describe('Pi session files', () => {
     expect(thrownBy(() => parseSessionFile('\n\n', 'h.jsonl'))).toMatchObject({ code: 'INVALID_METADATA', message: 'h.jsonl is empty: a Pi session file starts with a session header' });
   });
 
-  it('shows the current branch: user, assistant with tool calls, tool results, model changes; not the abandoned branch', () => {
+  it('shows the current branch: user, assistant with tool calls and tokens (cost unknown for an unpriced model), tool results, model changes; not the abandoned branch', () => {
     const items = transcriptItems(currentBranch(parseSessionFile(FILE, 'f.jsonl').entries), 2000);
     expect(items.map(formatItem).join('\n')).toBe(
       [
         '[03:04:01] system: (system prompt update, 81 characters)',
         '[03:04:01] user: Read the note',
-        '[03:04:02] assistant e2e/m: (thinking, 7 characters)',
+        '[03:04:02] assistant e2e/m (1,200 in · 34 out · cost unknown): (thinking, 7 characters)',
         '    -> read {"path":"note.txt"}',
         '[03:04:03] tool result read: line one',
         '    line two',
         '[03:04:06] model: e2e/other',
-        '[03:04:07] assistant e2e/other: The note has two lines.',
+        '[03:04:07] assistant e2e/other (1,300 in · 20 out · 800 cache read · $0.0013): The note has two lines.',
         '    (error: partial)',
       ].join('\n'),
     );
@@ -96,10 +97,10 @@ describe('bounded reads of a session file', () => {
       const ids = (text: string) => parseSessionFile(text, 'x').entries.map((entry) => entry.id);
       expect(start.entries.map((entry) => entry.id)).toEqual(ids(FILE.slice(0, FILE.lastIndexOf('\n', half - 1) + 1)));
       expect(start.entries.length).toBeGreaterThan(1);
-      const end = readSessionBounded(file, { maxBytes: 400, fromEnd: true });
+      const end = readSessionBounded(file, { maxBytes: 700, fromEnd: true });
       expect(end.header.id).toBe('sess-1');
       expect(end.window).toMatchObject({ part: 'end' });
-      const endText = FILE.slice(size - 400);
+      const endText = FILE.slice(size - 700);
       expect(end.entries.map((entry) => entry.id)).toEqual(ids(`${HEADER}\n${endText.slice(endText.indexOf('\n') + 1)}`));
       expect(end.entries.map((entry) => entry.id).at(-1)).toBe('a2');
       expect(end.size).toBe(size);

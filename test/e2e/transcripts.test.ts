@@ -105,6 +105,9 @@ describe(`agent transcripts (${PI_CLI.includes('pi-latest') ? 'Pi 1.x' : 'Pi 0.8
     expect(shown.stdout).toContain('-> read {"path":"notes.txt"}');
     expect(shown.stdout).toContain('tool result bash: BASH-OUT-1f2e');
     expect(shown.stdout).toContain('NOTES-CONTENT-77aa');
+    // Each assistant turn's tokens; the loopback model has no price in models.json, so its cost is unknown, never $0.0000.
+    expect(shown.stdout).toMatch(/assistant \S+ \(\d[\d,]* in · \d[\d,]* out · cost unknown\):/);
+    expect(shown.stdout).not.toContain('$0.0000');
   });
 
   it("keeps Pi's session picker to the user's own session, in this folder and in all", async () => {
@@ -142,6 +145,8 @@ describe(`agent transcripts (${PI_CLI.includes('pi-latest') ? 'Pi 1.x' : 'Pi 0.8
       await panel.locator('li[data-kind="tool"][data-tool="read"]').waitFor();
       expect(await panel.locator('li[data-kind="user"]').first().innerText()).toContain('TOOLS-AGENT read the notes');
       expect(await panel.locator('li[data-kind="assistant"] .md strong').first().innerText()).toBe('bash');
+      expect(await panel.locator('li[data-kind="assistant"] .usage').first().innerText()).toMatch(/^\d[\d,]* in · \d[\d,]* out · cost unknown$/);
+      expect(await page.locator('body').innerText()).not.toContain('$0.0000');
       expect(await panel.locator('.tool-call[data-tool="bash"] pre.args').innerText()).toContain('echo BASH-OUT-1f2e');
       expect(await panel.locator('li[data-kind="tool"][data-tool="bash"] pre.result').innerText()).toContain('BASH-OUT-1f2e');
       expect(await panel.locator('li[data-kind="tool"][data-tool="read"] pre.result').innerText()).toContain('NOTES-CONTENT-77aa');
@@ -186,6 +191,8 @@ describe(`agent transcripts (${PI_CLI.includes('pi-latest') ? 'Pi 1.x' : 'Pi 0.8
       const readerSection = report.locator(`section.transcript[data-agent="${[...labels].find(([, name]) => name === 'reader')![0]}"]`);
       expect(await readerSection.locator('.tool-call[data-tool="bash"] pre.args').innerText()).toContain('echo BASH-OUT-1f2e');
       expect(await readerSection.locator('li[data-kind="tool"][data-tool="read"] pre.result').innerText()).toContain('NOTES-CONTENT-77aa');
+      expect(await readerSection.locator('li[data-kind="assistant"] .usage').first().innerText()).toMatch(/^\d[\d,]* in · \d[\d,]* out · cost unknown$/);
+      expect(await report.locator('body').innerText()).not.toContain('$0.0000');
       expect(await report.locator('ul.tree.top').innerText()).toMatch(/reader[\s\S]*greeter[\s\S]*flaky[\s\S]*parent[\s\S]*kid/);
       await report.fill('#search-input', 'flaky-first');
       await report.locator('#search-results li[data-where="transcript"]').first().waitFor();

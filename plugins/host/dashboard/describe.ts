@@ -1,6 +1,7 @@
 /** Plain-text descriptions of runs and agents shared by the picker, the dashboard and the listing. */
 import { AGENT_STATES, type AgentState, type AgentSummary, type StatusSummary } from '../../../kernel/index.js';
 import { printable } from '../../../lib/terminal-text.js';
+import { costText } from '../../../lib/usage-text.js';
 
 /** `3 agents: 1 running, 2 completed` in the spec's state order; `no agents`. */
 export function agentCounts(agents: readonly AgentSummary[]): string {
@@ -27,5 +28,5 @@ export function tokens(usage: AgentSummary['usage']): number {
 /** `1,234 tok · $0.0123`; empty for an agent that has not reported usage yet. */
 export function usageText(usage: AgentSummary['usage']): string {
   if (tokens(usage) === 0 && usage.costUsd === 0) return '';
-  return `${tokens(usage).toLocaleString('en-US')} tok · $${usage.costUsd.toFixed(4)}`;
+  return `${tokens(usage).toLocaleString('en-US')} tok · ${costText(usage.costUsd, tokens(usage))}`;
 }

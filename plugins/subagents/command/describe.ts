@@ -1,6 +1,7 @@
 /** Plain text of subagents for the `/subagents` picker, dashboard and listing (no Pi imports); labels, models and messages `printable`. */
 import { TERMINAL_RUN_STATES } from '../../../kernel/index.js';
 import { printable } from '../../../lib/terminal-text.js';
+import { costText } from '../../../lib/usage-text.js';
 import type { SubagentRecord } from '../records.js';
 import type { Usage } from '../state.js';
 
@@ -11,7 +12,7 @@ export function tokensOf(usage: Usage): number {
 /** `1,234 tok · $0.0123`; empty before any usage was reported. */
 export function usageText(usage: Usage): string {
   if (tokensOf(usage) === 0 && usage.costUsd === 0) return '';
-  return `${tokensOf(usage).toLocaleString('en-US')} tok · $${usage.costUsd.toFixed(4)}`;
+  return `${tokensOf(usage).toLocaleString('en-US')} tok · ${costText(usage.costUsd, tokensOf(usage))}`;
 }
 
 /** `950 ms`, `12 s`, `3 min 5 s`, `1 h 2 min`. */
@@ -51,7 +52,7 @@ export function detailRows(record: SubagentRecord): [string, string][] {
   rows.push(['Attempts', String(record.attempts)]);
   rows.push(['Duration', durationText(record.durationMs)]);
   rows.push(['Tokens', `${tokensOf(record.usage).toLocaleString('en-US')} (input ${record.usage.inputTokens.toLocaleString('en-US')} · output ${record.usage.outputTokens.toLocaleString('en-US')})`]);
-  rows.push(['Cost', `$${record.usage.costUsd.toFixed(4)}`]);
+  rows.push(['Cost', costText(record.usage.costUsd, tokensOf(record.usage))]);
   const calls = Object.entries(progress.toolCallsByName)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, count]) => `${name} ${count}`);

@@ -11,11 +11,12 @@ import { el, table } from './dom.js';
 import { clock, duration } from './format.js';
 import { markdown } from './markdown.js';
 import { longText } from './long-text.js';
+import { turnUsageText } from '../../../lib/usage-text.js';
 
 const pre = (attributes: Readonly<Record<string, string>>) => (value: string) => el('pre', attributes, [value]);
 
-function who(text: string, at: string): HTMLElement {
-  return el('div', { class: 'who' }, [el('strong', {}, [text]), ' ', el('span', { class: 'muted' }, [clock(at)])]);
+function who(text: string, at: string, usage?: string): HTMLElement {
+  return el('div', { class: 'who' }, [el('strong', {}, [text]), ' ', el('span', { class: 'muted' }, [clock(at)]), ...(usage === undefined ? [] : [' ', el('span', { class: 'muted usage' }, [usage])])]);
 }
 
 function item(entry: TranscriptItemView): HTMLElement {
@@ -24,7 +25,7 @@ function item(entry: TranscriptItemView): HTMLElement {
       return el('li', { class: 'msg msg-user', 'data-kind': 'user' }, [who('user', entry.at), longText(entry.text, markdown)]);
     case 'assistant':
       return el('li', { class: 'msg msg-assistant', 'data-kind': 'assistant' }, [
-        who(`assistant${entry.model === undefined ? '' : ` · ${entry.model}`}`, entry.at),
+        who(`assistant${entry.model === undefined ? '' : ` · ${entry.model}`}`, entry.at, entry.usage === undefined ? undefined : turnUsageText(entry.usage)),
         ...entry.thinking.map((thought) => el('details', { class: 'thinking' }, [el('summary', {}, [`thinking (${thought.length} characters)`]), longText(thought, pre({}))])),
         ...(entry.text === '' ? [] : [longText(entry.text, markdown)]),
         ...entry.toolCalls.map((call) => el('div', { class: 'tool-call', 'data-tool': call.name, 'data-call': call.id }, [el('span', { class: 'tool-name mono' }, [`→ ${call.name}`]), longText(call.arguments, pre({ class: 'args' }))])),
