@@ -32,7 +32,7 @@ describe('agentName', () => {
 describe('text views', () => {
   it('formatAgent names the agent and never prints its ID', () => {
     const line = formatAgent(agent('parallel:reviews/b|2:120#0', 'reviewer', ['parallel:reviews/b']));
-    expect(line).toBe('    reviewer (parallel reviews/b): completed, 1 attempt, 15 tokens, $0.0000');
+    expect(line).toBe('    reviewer (parallel reviews/b): completed, 1 attempt, 15 tokens, cost unknown');
   });
 
   it('agentNameOf falls back to the ID for an agent the summary lacks', () => {
