@@ -1,9 +1,11 @@
 /**
  * Where the CLI package's `wfcli` looks for the copy of pi-extensible-workflows
- * Pi installed (Pi's package-manager `getNpmInstallRoot`): `pi install -l` in
- * `<cwd>/.pi/npm`, `pi install` in `<agentDir>/npm` (`PI_CODING_AGENT_DIR`,
- * default `~/.pi/agent`); a local path in the `packages` of the project's or
- * the agent dir's `settings.json`.
+ * Pi installed (Pi's package-manager `getNpmInstallRoot`): `pi install` in
+ * `<agentDir>/npm` (`PI_CODING_AGENT_DIR`, default `~/.pi/agent`), then a
+ * local path in the `packages` of the agent dir's `settings.json`. Never the
+ * project's `.pi/` (`pi install -l`): this launcher runs what it finds before
+ * anything can ask whether the project is trusted, and a repository can ship
+ * any `.pi/npm/node_modules/pi-extensible-workflows` it likes.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -39,14 +41,8 @@ function localPackages(settingsFile: string, base: string): string[] {
     .map((source) => (source === '~' || source.startsWith('~/') ? join(homedir(), source.slice(1)) : resolve(base, source)));
 }
 
-/** The folders that may hold the copy Pi installed, the project's first (Pi prefers a project's package to the user's). */
-export function coreCandidates(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const project = join(cwd, '.pi');
+/** The folders that may hold the copy Pi installed for the user (never the project's: see above). */
+export function coreCandidates(env: NodeJS.ProcessEnv): string[] {
   const agentDir = resolveAgentDir(env);
-  return [
-    join(project, 'npm', 'node_modules', CORE),
-    ...localPackages(join(project, 'settings.json'), project),
-    join(agentDir, 'npm', 'node_modules', CORE),
-    ...localPackages(join(agentDir, 'settings.json'), agentDir),
-  ];
+  return [join(agentDir, 'npm', 'node_modules', CORE), ...localPackages(join(agentDir, 'settings.json'), agentDir)];
 }

@@ -14,11 +14,11 @@ import { pathToFileURL } from 'node:url';
 import { CORE, ENTRY, coreAt, coreCandidates } from './wfcli-paths.js';
 
 async function run(): Promise<void> {
-  const candidates = coreCandidates(process.cwd(), process.env);
+  const candidates = coreCandidates(process.env);
   const core = candidates.map(coreAt).find((dir) => dir !== undefined);
   if (core === undefined) {
     process.stderr.write(
-      `CONFIG_ERROR: wfcli runs the ${CORE} package Pi installed, and Pi has not installed it here (looked in ${candidates.join(', ')}): run \`pi install npm:${CORE}\`\n`,
+      `CONFIG_ERROR: wfcli runs the ${CORE} package Pi installed, and Pi has not installed it here (looked in ${candidates.join(', ')}): run \`pi install npm:${CORE}\` (for the user: a project's own install, pi install -l, is never run from here)\n`,
     );
     process.exitCode = 1;
     return;

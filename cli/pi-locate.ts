@@ -14,7 +14,7 @@
  * module loads until pi-bundle.ts maps them.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkflowError } from '../kernel/errors.js';
 
@@ -77,7 +77,8 @@ function piOnPath(path: string | undefined): string[] {
   const names = process.platform === 'win32' ? ['pi.cmd', 'pi.exe', 'pi'] : ['pi'];
   const found: string[] = [];
   for (const dir of (path ?? '').split(delimiter)) {
-    if (dir === '') continue;
+    // A relative entry (`.`, `node_modules/.bin`) names a folder of whatever project wfcli runs in: its `pi` is the repository's, not the user's.
+    if (dir === '' || !isAbsolute(dir)) continue;
     for (const name of names) {
       const file = join(dir, name);
       try {

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { coreCandidates } from '../../cli-package/wfcli-paths.js';
 import { locatePi } from '../../cli/pi-locate.js';
@@ -52,24 +52,24 @@ describe('locatePi', () => {
     expect(() => locatePi({ env: {}, named: dir })).toThrow(/^--pi .* is not a usable Pi/);
   });
 
+  it('skips a relative PATH entry: it would name a folder of the project wfcli runs in', () => {
+    expect(locatePi({ env: { PATH: relative(process.cwd(), join(dir, 'bin')) } }).found).toBe('beside');
+    expect(locatePi({ env: { PATH: join(dir, 'bin') } }).found).toBe('path');
+  });
+
   it('without a Pi on PATH falls back to the SDK beside this package (the checkout has 0.87.1)', () => {
     expect(locatePi({ env: { PATH: join(dir, 'other', 'wrapper') } }).found).toBe('beside');
   });
 });
 
 describe('the CLI package', () => {
-  it('looks where pi install puts the package: the project first, then the agent dir, then local paths in settings', () => {
+  it("looks where pi install puts the package for the user, never in the project's .pi (a repository could plant one)", () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'h-cli-core-')));
     try {
       const agentDir = join(home, 'agent');
       mkdirSync(agentDir);
       writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ packages: ['npm:other', '../checkout', { source: '/abs/copy' }] }));
-      expect(coreCandidates(join(home, 'project'), { PI_CODING_AGENT_DIR: agentDir })).toEqual([
-        join(home, 'project', '.pi', 'npm', 'node_modules', 'pi-extensible-workflows'),
-        join(agentDir, 'npm', 'node_modules', 'pi-extensible-workflows'),
-        join(home, 'checkout'),
-        '/abs/copy',
-      ]);
+      expect(coreCandidates({ PI_CODING_AGENT_DIR: agentDir })).toEqual([join(agentDir, 'npm', 'node_modules', 'pi-extensible-workflows'), join(home, 'checkout'), '/abs/copy']);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

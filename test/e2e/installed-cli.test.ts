@@ -206,12 +206,33 @@ describe('wfcli installed as the README says', () => {
     expect(named.stdout).toContain(`pi           ${PI_VERSION} at ${PI_ROOT} (named by --pi or WFCLI_PI)`);
   });
 
+  it("never runs a repository's own copy or its pi: a planted .pi/npm package and a relative PATH entry stay untouched", async () => {
+    const repo = join(pi.home, 'hostile-repo');
+    const marker = join(pi.home, 'hostile-ran');
+    const plant = (dir: string, name: string, entry: string): void => {
+      mkdirSync(join(dir, dirname(entry)), { recursive: true });
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '9.9.9', type: 'module' }));
+      writeFileSync(join(dir, entry), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, ${JSON.stringify(name)});\n`);
+    };
+    plant(join(repo, '.pi', 'npm', 'node_modules', 'pi-extensible-workflows'), 'pi-extensible-workflows', join('dist', 'cli', 'wfcli.js'));
+    const fakePi = join(repo, 'node_modules', '@earendil-works', 'pi-coding-agent');
+    plant(fakePi, '@earendil-works/pi-coding-agent', join('dist', 'bundle', 'index.js'));
+    mkdirSync(join(repo, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(join(fakePi, 'dist', 'bundle', 'index.js'), join(repo, 'node_modules', '.bin', 'pi'));
+    // A user PATH with a relative entry first: it names the repository's folder once wfcli runs there.
+    const relativeFirst = { ...env, PATH: ['node_modules/.bin', env['PATH'] ?? ''].join(delimiter) };
+    const result = await start('wfcli', ['doctor'], relativeFirst, repo).exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`pi           ${PI_VERSION} at ${PI_ROOT} (the pi on PATH)`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('without the package installed in Pi names `pi install`', async () => {
     const other = createPiHome(model);
     try {
       const result = await runWfcli(['list'], { ...env, HOME: other.home, PI_CODING_AGENT_DIR: other.agentDir });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/^CONFIG_ERROR: wfcli runs the pi-extensible-workflows package Pi installed.*run `pi install npm:pi-extensible-workflows`$/m);
+      expect(result.stderr).toMatch(/^CONFIG_ERROR: wfcli runs the pi-extensible-workflows package Pi installed.*run `pi install npm:pi-extensible-workflows` \(for the user: a project's own install, pi install -l, is never run from here\)$/m);
     } finally {
       other.close();
     }
