@@ -162,7 +162,8 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
     expect(shown.stdout).toMatch(/^\[\d\d:\d\d:\d\d\] user: Read the note$/m);
     expect(shown.stdout).toMatch(/^ {4}-> read \{"path":"note.txt"\}$/m);
     expect(shown.stdout).toMatch(/^\[\d\d:\d\d:\d\d\] tool result read: a note to read$/m);
-    expect(shown.stdout).toMatch(/^\[\d\d:\d\d:\d\d\] assistant e2e\/e2e-model: The note says: a note to read$/m);
+    // Each assistant turn names its tokens; the loopback model has no price, so its cost is unknown.
+    expect(shown.stdout).toMatch(/^\[\d\d:\d\d:\d\d\] assistant e2e\/e2e-model \(\d+ in · \d+ out · cost unknown\): The note says: a note to read$/m);
     const bounded = JSON.parse((await runWfcli(pi, ['transcript', path, '--json', '--tail', '1', '--max-chars', '8'])).stdout) as { items: { text: string }[]; omitted: number };
     expect(bounded.items).toEqual([expect.objectContaining({ text: 'The note… (' + String('The note says: a note to read\n'.length - 8) + ' more characters)' })]);
     expect(bounded.omitted).toBeGreaterThan(0);
