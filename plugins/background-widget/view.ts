@@ -12,8 +12,12 @@ import { costText } from '../../lib/usage-text.js';
 /** Most lines the widget takes above the editor. */
 export const WIDGET_MAX_LINES = 12;
 
-/** Run states that end a background run's segment: the widget drops it and leaves a receipt. */
-export const RECEIPT_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'stopped', 'budget_exhausted']);
+/**
+ * Run states that end a background run's segment: the widget drops it and
+ * leaves a receipt. `paused` too: a pause given elsewhere (the viewer, wfcli)
+ * would otherwise just take the run off the widget without a word.
+ */
+export const RECEIPT_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'stopped', 'budget_exhausted', 'paused']);
 
 function tokens(usage: AgentSummary['usage']): number {
   return usage.inputTokens + usage.outputTokens;
@@ -104,12 +108,13 @@ export function receiptOf(run: StatusSummary): Receipt {
   };
 }
 
-const MARKS: Readonly<Record<string, string>> = { completed: '✓', failed: '✗', stopped: '■', budget_exhausted: '◼' };
+const MARKS: Readonly<Record<string, string>> = { completed: '✓', failed: '✗', stopped: '■', budget_exhausted: '◼', paused: '‖' };
 
 export function receiptText(receipt: Receipt): string {
   const seconds = receipt.durationMs < 60_000 ? `${(receipt.durationMs / 1000).toFixed(1)} s` : `${Math.round(receipt.durationMs / 60_000)} min`;
   const parts = [`${MARKS[receipt.state] ?? '•'} ${receipt.title ?? `Workflow ${receipt.workflow}`} (${receipt.runId}) ${receipt.state.replace('_', ' ')}${receipt.code === undefined ? '' : `: ${receipt.code}`}`, `${receipt.agents} ${receipt.agents === 1 ? 'agent' : 'agents'}`];
   if (usageText(receipt.usage) !== '') parts.push(usageText(receipt.usage));
   parts.push(seconds);
+  if (receipt.state === 'paused') parts.push('resume it from /workflow');
   return printable(parts.join(' · '));
 }

@@ -8,6 +8,9 @@
 import { WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, type WorkflowCheckpointStateChangedEvent } from '../../kernel/index.js';
 import { printable, printableLines } from '../../lib/terminal-text.js';
 
+/** Characters of the checkpoint's prompt the notification shows. */
+const MAX_PROMPT_SHOWN = 1000;
+
 /** The status line's key in Pi's footer. */
 export const CHECKPOINT_STATUS_KEY = 'workflow-checkpoint';
 
@@ -45,7 +48,9 @@ export function announceCheckpoints(input: CheckpointNoticeInput): { dispose(): 
     } catch {
       // The status read is best-effort: the notice names the checkpoint without its prompt.
     }
-    const asked = prompt === undefined ? '' : `\n${printableLines(prompt)}`;
+    // A notification is no place for a whole document: the start of the prompt, the rest in /workflow.
+    const shown = prompt !== undefined && prompt.length > MAX_PROMPT_SHOWN ? `${prompt.slice(0, MAX_PROMPT_SHOWN)}… (/workflow shows all of it)` : prompt;
+    const asked = shown === undefined ? '' : `\n${printableLines(shown)}`;
     ui.notify(`Workflow ${printable(workflow)} (run ${runId}) waits for your decision on checkpoint "${printable(event.name)}".${asked}\nOpen /workflow, select the run and approve or reject it.`, 'warning');
   });
   return {

@@ -55,6 +55,14 @@ describe('checkpoint notice', () => {
     expect(h.statuses).toHaveLength(2);
   });
 
+  it('shows the start of a long prompt and says where the rest is', () => {
+    const h = harness({ ship: 'x'.repeat(50_000) });
+    h.emit('run-1', 'ship', 'awaiting');
+    expect(h.notices[0]!.length).toBeLessThan(1300);
+    expect(h.notices[0]).toContain('… (/workflow shows all of it)');
+    h.notice.dispose();
+  });
+
   it('clears a status still shown when the wait ends another way', () => {
     const h = harness({});
     h.emit('run-1', 'ship', 'awaiting');

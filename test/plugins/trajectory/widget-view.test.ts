@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentSummary, StatusSummary } from '../../../kernel/index.js';
 import { agent as summaryAgent, summary } from '../host-command/summaries.js';
-import { receiptOf, receiptText, WIDGET_MAX_LINES, widgetLines } from '../../../plugins/background-widget/view.js';
+import { RECEIPT_STATES, receiptOf, receiptText, WIDGET_MAX_LINES, widgetLines } from '../../../plugins/background-widget/view.js';
 
 const usage = (tokens: number) => ({ inputTokens: tokens, outputTokens: 0, costUsd: tokens / 10_000 });
 
@@ -55,6 +55,12 @@ describe('background widget view', () => {
     expect(receiptText(done)).toBe('✓ Workflow review (wf-1) completed · 1 agent · 30 tok · $0.0030 · 3.4 s');
     const failed = receiptOf(run([], { state: 'failed', failure: { code: 'AGENT_FAILED', message: 'no' }, terminalAt: '2026-01-01T00:02:00.000Z' }));
     expect(receiptText(failed)).toBe('✗ Workflow review (wf-1) failed: AGENT_FAILED · 0 agents · 2 min');
+  });
+
+  it('writes a receipt when a run is paused (from the viewer, say), with the way back', () => {
+    expect(RECEIPT_STATES.has('paused')).toBe(true);
+    const paused = receiptOf(run([agent('a', 'lead', 'completed', { usage: usage(30) })], { state: 'paused', activeMs: 1200 }));
+    expect(receiptText(paused)).toBe('‖ Workflow review (wf-1) paused · 1 agent · 30 tok · $0.0030 · 1.2 s · resume it from /workflow');
   });
 
   it("counts a nested child's tokens once: a parent's usage already holds them", () => {
