@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPiHome, PI_CLI, piEnv, REPO_ROOT, type PiHome, type PiResult } from './support/pi-cli.js';
+import { json, runIdOf } from './support/wfcli-output.js';
 import { logProcess } from './support/process-log.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
-const RUN_ID = /^run (wf-[0-9a-z]{9}-[0-9a-f]{8})$/m;
 /** The Pi package the driven `pi` belongs to: what `wfcli doctor` must report. */
 const PI_ROOT = realpathSync(join(dirname(PI_CLI), '..', '..'));
 const PI_VERSION = (JSON.parse(readFileSync(join(PI_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -53,17 +53,6 @@ function start(command: string, args: readonly string[], env: NodeJS.ProcessEnv,
       return exited;
     },
   };
-}
-
-function runIdOf(result: PiResult): string {
-  const id = RUN_ID.exec(result.stderr)?.[1];
-  if (id === undefined) throw new Error(`no run ID on stderr:\n${result.stderr}`);
-  return id;
-}
-
-function json(result: PiResult): unknown {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as unknown;
 }
 
 /** The system's PATH without any folder holding a `pi` (node_modules/.bin has the checkout's). */

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initRepo } from '../plugins/worktrees/git-fixture.js';
-import { createPiHome, runWfcli, startWfcli, type PiHome, type PiResult } from './support/pi-cli.js';
+import { createPiHome, runWfcli, startWfcli, type PiHome } from './support/pi-cli.js';
+import { json, runIdOf } from './support/wfcli-output.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
 
-const RUN_ID = /^run (wf-[0-9a-z]{9}-[0-9a-f]{8})$/m;
 
 const TWO_AGENTS = `
 phase('plan');
@@ -25,17 +25,6 @@ const second = await withWorktree('feature', async (tree) => {
 });
 return { first, second: second.answer, branch: second.branch };
 `;
-
-function runIdOf(result: PiResult): string {
-  const id = RUN_ID.exec(result.stderr)?.[1];
-  if (id === undefined) throw new Error(`no run ID on stderr:\n${result.stderr}`);
-  return id;
-}
-
-function json(result: PiResult): unknown {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as unknown;
-}
 
 describe('wfcli resume, status, list, inspect, stop, retry', () => {
   let model: ScriptedModel;
