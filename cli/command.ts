@@ -8,9 +8,14 @@
  * `wfcli <command> --help` and usage errors stay fast and Pi loads only
  * where a command opens a headless session (session.ts).
  */
-import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
 import { printableLines } from '../lib/terminal-text.js';
+
+// Required, not imported: an ESM import of node:util builds a facade that
+// evaluates every lazy export (TextDecoder, util.diff and its colors), about
+// 15-20 ms on every wfcli command.
+export const { parseArgs } = createRequire(import.meta.url)('node:util') as typeof import('node:util');
 
 /** Success. */
 export const EXIT_OK = 0;

@@ -14,6 +14,7 @@ import { summarize, type StatusSummary } from '../kernel/engine/status.js';
 import { checkStoredRun, shownSnapshot } from '../kernel/engine/stored-run-queries.js';
 import { listRuns } from '../kernel/store/list.js';
 import { readRunLock } from '../kernel/store/lock.js';
+import { LOCK_FILE } from '../kernel/store/paths.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatRunTable } from './format.js';
@@ -33,9 +34,10 @@ export function projectRuns(io: CliIo, sessionId: string | undefined, warn: (mes
   return listRuns(storeRoot(io), resolve(io.cwd), sessionId, skipped).flatMap((entry) => {
     try {
       if (entry.problem !== undefined) throw entry.problem;
-      checkStoredRun(entry.runDir);
+      const names = checkStoredRun(entry.runDir);
       const snapshot = parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`);
-      const executing = readRunLock(entry.runDir) !== undefined;
+      // Most listed runs have ended and hold no lock: skip probing for it.
+      const executing = names.has(LOCK_FILE) && readRunLock(entry.runDir) !== undefined;
       return [{ summary: summarize(shownSnapshot(snapshot, entry.runDir, executing), executing), runDir: entry.runDir }];
     } catch (error) {
       warn(`run ${entry.runId} (session ${entry.sessionId}) is unreadable: ${described(error)}`);

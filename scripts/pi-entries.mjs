@@ -54,7 +54,7 @@ export async function writePiEntries(entries, outDir = 'build/pi-entries') {
       if (provider) lines.push(`import '@earendil-works/pi-tui';`, `import { lazyPiEntry, provideFeatureImporter } from '${importPath(out, lazyModule)}';`, '', 'provideFeatureImporter((url) => import(url));');
       else lines.push(`import { importFeature, lazyPiEntry } from '${importPath(out, lazyModule)}';`, '');
       const load = provider ? `() => import('${importPath(out, resolve(file))}')` : `() => importFeature(new URL('./library.js', import.meta.url).href)`;
-      lines.push(`export default lazyPiEntry(${JSON.stringify(manifest)}, ${load});`, '');
+      lines.push(`export default lazyPiEntry(${JSON.stringify(JSON.stringify(manifest))}, ${load});`, '');
       writeFileSync(out, lines.join('\n'));
       inputs[name] = out;
       inputs[libraryName(name)] = file;

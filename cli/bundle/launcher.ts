@@ -11,9 +11,8 @@
  *
  * Exit codes and error lines are wfcli's (`CODE: message`, 1; usage 2).
  */
-import { parseArgs } from 'node:util';
 import { unsupportedNode } from '../../kernel/node-version.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, reportError, type CliIo } from '../command.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, parseArgs, reportError, type CliIo } from '../command.js';
 import { main } from '../main.js';
 import { processIo } from '../process-io.js';
 import { readManifest, type BundleManifest } from './manifest.js';

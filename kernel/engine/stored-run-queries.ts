@@ -97,6 +97,6 @@ const ENGINE_ENTRIES: ReadonlyMap<string, EntryType> = new Map([
  * files or folders) with `RUN_NOT_FOUND`, `details.reason: "damaged"`, naming
  * the entry: before a resume or a retry reads or writes anything of it.
  */
-export function checkStoredRun(runDir: string): void {
-  checkRunDirectory(runDir, ENGINE_ENTRIES);
+export function checkStoredRun(runDir: string): ReadonlySet<string> {
+  return checkRunDirectory(runDir, ENGINE_ENTRIES);
 }

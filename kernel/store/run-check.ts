@@ -28,18 +28,21 @@ const STORE_ENTRIES: ReadonlyMap<string, EntryType> = new Map([
  * the first entry that is not what it should be: the `runs/` folder, the run
  * directory, each known entry (`more` adds the engine's), and every file in a
  * known directory. Costs one `lstat` per entry and one `readdir` per directory.
+ * Returns the names the run directory holds, so a reader that lists many runs
+ * need not probe for an optional file (the lock) that is not there.
  */
-export function checkRunDirectory(runDir: string, more: ReadonlyMap<string, EntryType> = new Map()): void {
+export function checkRunDirectory(runDir: string, more?: ReadonlyMap<string, EntryType>): ReadonlySet<string> {
   checkDirectory(path.dirname(runDir));
-  const expected = new Map([...STORE_ENTRIES, ...more]);
+  const names = new Set<string>();
   for (const entry of readDirectory(runDir)) {
-    const type = expected.get(entry.name);
+    names.add(entry.name);
+    const type = STORE_ENTRIES.get(entry.name) ?? more?.get(entry.name);
     if (type === undefined) continue;
-    const file = path.join(runDir, entry.name);
     const found = kindOf(entry);
-    if (found !== type) throw damagedEntry(file, found, type);
-    if (type === 'directory') checkFiles(file);
+    if (found !== type) throw damagedEntry(path.join(runDir, entry.name), found, type);
+    if (type === 'directory') checkFiles(path.join(runDir, entry.name));
   }
+  return names;
 }
 
 /** Every file in a content folder (evidence, prompt bodies) is regular; dot-names are temp files, swept by the next owner. */

@@ -14,7 +14,7 @@
  * agent's in-process session, `/reload`) runs its factory directly.
  */
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
-import { isFunctionMarker, registrationKey, type EntryManifest, type ManifestValue } from './manifest.js';
+import { registrationKey, type EntryManifest } from './manifest.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
 type Factory = (pi: ExtensionAPI) => unknown;
@@ -79,11 +79,18 @@ function functionsOf(args: readonly unknown[]): Captured {
   return found;
 }
 
-export function lazyPiEntry(manifest: EntryManifest, load: () => Promise<{ readonly default: Factory }>): Factory {
+/**
+ * `manifest` is the recorded manifest, or its JSON text (what the built
+ * entries hold): parsing the text gives each Pi session its own copy of the
+ * registrations at native speed, where walking them in JavaScript cost a
+ * cold start several milliseconds.
+ */
+export function lazyPiEntry(recorded: EntryManifest | string, load: () => Promise<{ readonly default: Factory }>): Factory {
   let factory: Factory | undefined;
   const loadFactory = async (): Promise<Factory> => (factory ??= (await load()).default);
 
   return (pi) => {
+    const manifest = (typeof recorded === 'string' ? JSON.parse(recorded) : structuredClone(recorded)) as EntryManifest;
     if (manifest.loadWhenEnv !== undefined) {
       if (!manifest.loadWhenEnv.some((name) => (process.env[name] ?? '') !== '')) return undefined;
       return loadFactory().then((real) => real(pi));
@@ -116,17 +123,15 @@ export function lazyPiEntry(manifest: EntryManifest, load: () => Promise<{ reado
         return real()?.(...args);
       };
     };
-    const decode = (value: ManifestValue, call: number, method: string): unknown => {
-      if (isFunctionMarker(value)) return forwarder(call, method, value.$fn);
-      if (Array.isArray(value)) return value.map((item: ManifestValue) => decode(item, call, method));
-      if (typeof value === 'object' && value !== null) {
-        return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, decode(item as ManifestValue, call, method)]));
-      }
-      return value;
-    };
     manifest.calls.forEach((call, index) => {
+      // The arguments are this session's own copy, so the forwarders go in place.
+      const args = call.args as unknown[];
+      for (const [argument, key] of call.functions) {
+        if (key === '') args[argument] = forwarder(index, call.method, key);
+        else (args[argument] as Record<string, unknown>)[key] = forwarder(index, call.method, key);
+      }
       const method = Reflect.get(pi, call.method) as AnyFunction;
-      method.apply(pi, call.args.map((arg) => decode(arg, index, call.method)));
+      method.apply(pi, args);
     });
     return undefined;
   };

@@ -16,9 +16,14 @@ export interface FunctionMarker {
 
 export type ManifestValue = null | boolean | number | string | FunctionMarker | readonly ManifestValue[] | { readonly [key: string]: ManifestValue };
 
+/** Where a function sat: the argument's index, and its property key in that argument (`''` for the argument itself). */
+export type FunctionSite = readonly [argument: number, key: string];
+
 export interface RecordedCall {
   readonly method: RecordedMethod;
   readonly args: readonly ManifestValue[];
+  /** Every function marker in `args`, so a lazy entry puts forwarders there without walking the (large) schemas. */
+  readonly functions: readonly FunctionSite[];
 }
 
 export const ENTRY_MANIFEST_FORMAT = 1;

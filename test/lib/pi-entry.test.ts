@@ -66,7 +66,14 @@ describe('recordEntry', () => {
     expect(manifest.calls.map((call) => call.method)).toEqual(['registerTool', 'registerCommand', 'on', 'on']);
     expect(manifest.calls[0]?.args[0]).toMatchObject({ name: 'alpha_tool', description: 'the alpha tool', execute: { $fn: 'execute' }, renderCall: { $fn: 'renderCall' } });
     expect(manifest.calls[2]?.args).toEqual(['session_start', { $fn: '' }]);
+    // Where each marker sits, so the lazy entry never walks the schemas.
+    expect(manifest.calls.map((call) => call.functions)).toEqual([[[0, 'execute'], [0, 'renderCall']], [[1, 'handler']], [[1, '']], [[1, '']]]);
     expect(JSON.parse(JSON.stringify(manifest))).toEqual(manifest);
+  });
+
+  it('refuses a function deeper than a property of an argument, which no forwarder could reach', async () => {
+    const nested = (pi: ExtensionAPI): void => void pi.registerCommand('deep', { handler: async () => undefined, options: { complete: () => [] } } as never);
+    await expect(recordEntry(nested as never, 'dist/deep/index.js')).rejects.toThrow('dist/deep/index.js: a registration argument has a function at "complete", deeper than one property');
   });
 
   it('refuses an entry that uses more of the API than registrations while it loads', async () => {
@@ -102,6 +109,21 @@ describe('lazyPiEntry', () => {
     expect(log.at(-1)).toBe('alpha start');
     // The handlers were not registered twice.
     expect(pi.handlers.map(([event]) => event)).toEqual(['session_start', 'session_shutdown']);
+  });
+
+  it('from its JSON text, gives each session its own copy of the registrations', async () => {
+    const log: string[] = [];
+    const text = JSON.stringify(await recordEntry(feature([], 'eta') as never, 'eta'));
+    const entry = lazyPiEntry(text, async () => ({ default: feature(log, 'eta') }));
+    const first = fakePi();
+    const second = fakePi();
+    entry(first.api);
+    entry(second.api);
+    const tool = first.tools.get('eta_tool') as { description?: string };
+    tool.description = 'changed by one session';
+    expect(second.tools.get('eta_tool')?.description).toBe('the eta tool');
+    const result = (await second.tools.get('eta_tool')?.execute('call-1', {})) as { content: { text: string }[] };
+    expect(result.content[0]?.text).toBe('eta ran');
   });
 
   it("a placeholder's execute loads the feature and runs its tool", async () => {
