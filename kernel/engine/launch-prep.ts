@@ -149,7 +149,10 @@ export class LaunchPrep {
     const signal = new AbortController().signal;
     // Spec 2 rule 5: also the agent calls in the source of each registered function the script calls by name.
     const registry = loadingRegistry();
-    const sources = compiled.functionCalls.flatMap((name) => functionSource(registry.getFunction(name)?.definition.run) ?? []);
+    const sources = compiled.functionCalls.flatMap((name) => {
+      const source = functionSource(registry.getFunction(name)?.definition.run);
+      return source === undefined ? [] : [{ name, source }];
+    });
     const readsSchema = declaredAgentOptions(this.#options.kernel, registry, [SCHEMA_OPTION]).has(SCHEMA_OPTION);
     for (const group of compiled.staticAgentOptions) {
       const where = `${group.kind === 'create' ? 'agent.create' : 'agent'} at ${group.sites.join(', ')}`;
@@ -181,7 +184,13 @@ export class LaunchPrep {
    * missing (hooks.ts KernelPreparationContext).
    */
   async inspect(cwd: string, settings: LoadedSettings, segment: Segment, optionSets: readonly InspectedOptions[], signal: AbortSignal): Promise<void> {
-    for (const { options, computed } of optionSets) await this.prepareInspected(cwd, settings, segment, options, signal, computed);
+    for (const { options, computed, where } of optionSets) {
+      try {
+        await this.prepareInspected(cwd, settings, segment, options, signal, computed);
+      } catch (error) {
+        throw locatedRefusal(error, where);
+      }
+    }
   }
 
   /** One option object through the preparation chain in `inspection` mode: what hooks made of it, before any session. */
@@ -222,4 +231,10 @@ export class LaunchPrep {
       ...(prepared === undefined ? {} : { prepared }),
     };
   }
+}
+
+/** A launch inspection refusal (UNKNOWN_MODEL, an unknown role ...) says which calls it is about, so the user finds them. */
+function locatedRefusal(error: unknown, where: string): unknown {
+  if (!isWorkflowError(error) || error.details?.['site'] !== undefined) return error;
+  return new WorkflowError(error.code, `${error.message} (${where})`, { ...error.details, site: where }, { cause: error });
 }

@@ -29,6 +29,14 @@ export interface StaticAgentOptions {
 export interface InspectedOptions {
   readonly options: Readonly<Record<string, JsonValue>>;
   readonly computed?: ComputedOptions;
+  /** Where the calls are written, for a refusal to name: `agent at 3:11, 7:5`, or the workflow function they are in. */
+  readonly where: string;
+}
+
+/** A registered function the script calls, with its source (functionSource). */
+export interface CalledFunctionSource {
+  readonly name: string;
+  readonly source: string;
 }
 
 export interface LaunchFacts {
@@ -151,14 +159,18 @@ export function functionSource(fn: unknown): string | undefined {
  * ones, then those in the sources of the registered functions it calls by
  * name; an option object used in several places is prepared once.
  */
-export function launchInspectionOptions(script: readonly StaticAgentOptions[], functionSources: readonly string[]): InspectedOptions[] {
+export function launchInspectionOptions(script: readonly StaticAgentOptions[], functions: readonly CalledFunctionSource[]): InspectedOptions[] {
   const seen = new Set<string>();
   const inspected: InspectedOptions[] = [];
-  for (const group of [...script, ...functionSources.flatMap((source) => functionAgentOptions(source) ?? [])]) {
+  const groups = [
+    ...script.map((group) => ({ group, where: `${group.kind === 'create' ? 'agent.create' : 'agent'} at ${group.sites.join(', ')}` })),
+    ...functions.flatMap(({ name, source }) => (functionAgentOptions(source) ?? []).map((group) => ({ group, where: `an agent call of workflow function "${name}"` }))),
+  ];
+  for (const { group, where } of groups) {
     const key = groupKey(group.kind, group);
     if (seen.has(key)) continue;
     seen.add(key);
-    inspected.push(group.computed === undefined ? { options: group.options } : { options: group.options, computed: group.computed });
+    inspected.push(group.computed === undefined ? { options: group.options, where } : { options: group.options, computed: group.computed, where });
   }
   return inspected;
 }

@@ -159,7 +159,7 @@ describe('wfcli run --script', () => {
       const result = await run('partial-options.js', source, undefined);
       expect(result.code, result.stderr).toBe(1);
       // The message leads somewhere: where an alias would be defined, and the concrete form.
-      expect(result.stderr).toMatch(/^UNKNOWN_MODEL: Unknown model "haiku": "haiku" is neither an alias configured in .*settings\.json .* a concrete model needs the form provider\/model:thinking/m);
+      expect(result.stderr).toMatch(/^UNKNOWN_MODEL: Unknown model "haiku": "haiku" is neither an alias configured in .*settings\.json .* a concrete model needs the form provider\/model:thinking \(agent at 3:40\)$/m);
       expect(existsSync(join(pi.cwd, 'side-effect'))).toBe(false);
       expect(result.stderr).not.toMatch(RUN_ID);
       expect(runDirs().length).toBe(before);

@@ -79,6 +79,7 @@ describe('agent options in a registered function', () => {
   it('prepares an option object once across the script and the functions', () => {
     const fn = async (_input: unknown, context: Context) => context.agent('p', { model: 'm' });
     const script = [{ kind: 'agent' as const, options: { model: 'm' }, sites: ['1:1'] }];
-    expect(launchInspectionOptions(script, [functionSource(fn) ?? ''])).toEqual([{ options: { model: 'm' } }]);
+    expect(launchInspectionOptions(script, [{ name: 'ask', source: functionSource(fn) ?? '' }])).toEqual([{ options: { model: 'm' }, where: 'agent at 1:1' }]);
+    expect(launchInspectionOptions([], [{ name: 'ask', source: functionSource(fn) ?? '' }])).toEqual([{ options: { model: 'm' }, where: 'an agent call of workflow function "ask"' }]);
   });
 });
