@@ -1,8 +1,8 @@
 /**
  * The `wfcli` commands in the order `wfcli --help` lists them: each one's
  * name and summary, and how to load its module. Only the module of the
- * command being run is imported, so `wfcli --help` loads none, `list`
- * and `status` load the run store's readers, and only the commands that
+ * command being run is imported, so `wfcli --help` loads none, `list`,
+ * `status` and `view` load the run store's readers, and only the commands that
  * work in a headless Pi session ever reach Pi's SDK.
  */
 import type { CommandSpec } from './command.js';
@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'doctor cleanup', summary: 'Remove old terminal runs of this project (dry run unless --yes).', load: async () => (await import('./cleanup.js')).cleanupCommand },
   { name: 'inspect', summary: 'Inspect the persisted runs of this project: agents, attempts, usage, errors, system prompts, worktrees.', load: async () => (await import('./inspect.js')).inspectCommand },
   { name: 'transcript', summary: 'Show a Pi session file as a readable, bounded transcript.', load: async () => (await import('./transcript.js')).transcriptCommand },
+  { name: 'view', summary: 'Serve one local viewer for every stored run of this project, live ones included, until Ctrl-C.', load: async () => (await import('./view.js')).viewCommand },
   { name: 'report', summary: 'Write a run as one self-contained HTML file: result, phases, timeline, agents, transcripts.', load: async () => (await import('./report.js')).reportCommand },
   { name: 'export', summary: 'Write a launcher script that runs a registered workflow with wfcli run.', load: async () => (await import('./export.js')).exportCommand },
   { name: 'bundle', summary: 'Build a portable bundle of a registered workflow: its extension module, tree-shaken, and a launcher.', load: async () => (await import('./bundle/command.js')).bundleCommand },

@@ -7,20 +7,14 @@
  * "Events"). Logs are cut to 4 KB, the run's result to a 4 KB preview.
  */
 import { join } from 'node:path';
-import {
-  agentTree,
-  readResultText,
-  runUsage,
-  LOG_LIMIT_BYTES,
-  readCallRecords,
-  readRunEvents,
-  type AgentSummary,
-  type AgentTreeNode,
-  type CallStatus,
-  type PrimitiveCallRecord,
-  type StatusSummary,
-  type UsageTotals,
-} from '../../kernel/index.js';
+// The kernel's readers and types by module, not its index: `wfcli view` and `report` load no engine.
+import { agentTree, type AgentTreeNode } from '../../kernel/agent-tree.js';
+import type { AgentSummary, StatusSummary } from '../../kernel/contracts/run-snapshot.js';
+import { readCallRecords, type CallStatus, type PrimitiveCallRecord } from '../../kernel/engine/call-records.js';
+import { readRunEvents } from '../../kernel/engine/run-events.js';
+import { LOG_LIMIT_BYTES } from '../../kernel/engine/run-log.js';
+import { readResultText } from '../../kernel/store/run-files.js';
+import { runUsage, type UsageTotals } from '../../kernel/usage.js';
 import { transcriptFiles } from './transcript.js';
 
 
@@ -116,6 +110,8 @@ export interface TrajectoryModel {
   readonly skipped: number;
   /** What the run page may do to the run now (the live viewer only; never in a report). */
   readonly controls?: readonly ControlView[];
+  /** Why the viewer offers no more than these controls (`wfcli view`: a run nobody owns is read-only, one another process executes is controlled there). */
+  readonly controlNote?: string;
 }
 
 /** Attempt starts seen live on the event bus (agent ID → attempt → time), for attempts not yet in calls.jsonl. */

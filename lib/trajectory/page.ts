@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 /** Where the build writes the browser app, relative to the package root. */
 export const TRAJECTORY_APP_BUNDLE = 'dist/trajectory/app.js';
 
-/** `base` is `/<token>/`; `view` tells the app which page it is on. */
-export function pageHtml(base: string, view: 'runs' | 'run'): string {
+/** `base` is `/<token>/`; `view` tells the app which page it is on, `scope` whose runs it lists (one session's, or the project's). */
+export function pageHtml(base: string, view: 'runs' | 'run', scope: 'session' | 'project'): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -22,7 +22,7 @@ export function pageHtml(base: string, view: 'runs' | 'run'): string {
 <link rel="stylesheet" href="${base}app.css">
 <script type="module" src="${base}app.js"></script>
 </head>
-<body data-view="${view}" data-base="${base}">
+<body data-view="${view}" data-base="${base}" data-scope="${scope}">
 <main id="app"><p class="muted">Loading…</p></main>
 </body>
 </html>
@@ -85,6 +85,8 @@ dialog.confirm { max-width: min(720px, 92vw); border: 1px solid var(--line); bor
 dialog.confirm pre { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 35vh; overflow: auto; background: var(--panel); padding: 6px 8px; border-radius: 4px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
 dialog.confirm .answers { display: flex; gap: 8px; justify-content: flex-end; }
 button.link { border: none; background: none; padding: 0 4px; color: var(--running); text-decoration: underline; }
+section.session h2 { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+footer.hand-over { max-width: 1200px; margin: 0 auto; padding: 0 24px 24px; font-size: 12.5px; }
 .error-text { color: var(--failed); } .downloads { margin: 4px 0; font-size: 13px; }
 ul.hits { margin: 4px 0 12px; padding-left: 18px; }
 section.transcript { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 4px; } section.transcript h3 { font-size: 14px; margin: 8px 0 2px; }

@@ -13,7 +13,7 @@
  * (lib/transcripts/session-file.ts). Long texts are cut.
  */
 import { isAbsolute } from 'node:path';
-import { messageOf } from '../../kernel/index.js';
+import { messageOf } from '../../kernel/errors.js';
 import { readFileStart } from '../transcripts/text.js';
 import { currentBranch, parseSessionFile, type ContentBlock, type SessionEntry } from '../transcripts/session-file.js';
 import { readSessions, readSystemPrompts } from '../run-files.js';

@@ -7,28 +7,14 @@
  * checked against what the run offers at that moment, so a stale page
  * cannot, say, stop a run that already ended.
  */
-import { compileOnFirstUse, formatAjvErrors, messageOf, WorkflowError, type RunHandle, type StatusSummary, type JsonValue, type WorkflowEngineApi } from '../../kernel/index.js';
+import { WorkflowError, type RunHandle, type StatusSummary, type JsonValue, type WorkflowEngineApi } from '../../kernel/index.js';
 
-import type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
+import type { ControlRequest } from '../../lib/trajectory/control-request.js';
+import type { ControlView } from '../../lib/trajectory/model.js';
 
 export type { ControlAction, ControlView } from '../../lib/trajectory/model.js';
 
-export interface ControlRequest {
-  readonly action: ControlAction;
-  readonly checkpoint?: string;
-}
-
 const RESOLVED = new Set(['completed', 'failed', 'stopped']);
-
-export const validateControlRequest = compileOnFirstUse<ControlRequest>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['action'],
-  properties: {
-    action: { enum: ['pause', 'cancel-pause', 'resume', 'stop', 'approve', 'reject'] },
-    checkpoint: { type: 'string', minLength: 1, maxLength: 200 },
-  },
-});
 
 /**
  * What `/workflow` offers the run's root (plugins/host/dashboard/actions.ts), less launch mode and deletion.
@@ -48,21 +34,6 @@ export function availableControls(run: StatusSummary, contextOf: (name: string) 
   if (!run.executing && !RESOLVED.has(run.state)) controls.push({ action: 'resume' });
   if (!RESOLVED.has(run.state)) controls.push({ action: 'stop' });
   return controls;
-}
-
-/** Parses a request body; a bad one is a WorkflowError naming what is wrong. */
-export function parseControlRequest(body: string): ControlRequest {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new WorkflowError('INVALID_METADATA', `the control request is not JSON: ${messageOf(error)}`);
-  }
-  if (!validateControlRequest(value)) throw new WorkflowError('INVALID_METADATA', `the control request ${formatAjvErrors(validateControlRequest.errors)}`);
-  if ((value.action === 'approve' || value.action === 'reject') !== (value.checkpoint !== undefined)) {
-    throw new WorkflowError('INVALID_METADATA', 'a checkpoint name goes with approve and reject, and only with them');
-  }
-  return value;
 }
 
 export interface ControlContext {

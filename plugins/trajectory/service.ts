@@ -7,7 +7,7 @@
  * a session that never opens the viewer never loads them.
  */
 import { WORKFLOW_AGENT_STATE_CHANGED_EVENT, type RunHandle, type WorkflowEngineApi, type WorkflowEvent } from '../../kernel/index.js';
-import type { TrajectoryServer } from './server.js';
+import type { TrajectoryServer } from '../../lib/trajectory/server.js';
 
 export class TrajectoryService {
   readonly engine: WorkflowEngineApi;
@@ -29,8 +29,8 @@ export class TrajectoryService {
   }
 
   async #start(cwd: string): Promise<TrajectoryServer> {
-    const [{ TrajectoryServer: Server }, { createRunSource }] = await Promise.all([import('./server.js'), import('./source.js')]);
-    return Server.start(createRunSource({ engine: this.engine, cwd, starts: this.#starts, follow: () => this.follow }));
+    const [{ TrajectoryServer: Server }, { createRunSource }] = await Promise.all([import('../../lib/trajectory/server.js'), import('./source.js')]);
+    return Server.start(createRunSource({ engine: this.engine, cwd, starts: this.#starts, follow: () => this.follow }), { scope: 'session', opener: '/workflow trajectory' });
   }
 
   get running(): Promise<TrajectoryServer> | undefined {

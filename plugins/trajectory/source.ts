@@ -4,15 +4,13 @@
  * the controls they offer, transcripts, search, reports, and control
  * requests performed through the engine. Loaded with the server.
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSnapshot, readRegular, READ_LIMITS, type JsonValue, type RunHandle, type WorkflowEngineApi } from '../../kernel/index.js';
-import { availableControls, parseControlRequest, performControl } from './controls.js';
+import { availableControls, performControl } from './controls.js';
+import { parseControlRequest } from '../../lib/trajectory/control-request.js';
 import { buildModel, type LiveStarts } from '../../lib/trajectory/model.js';
-import { reportHtml, runTranscripts } from '../../lib/trajectory/report.js';
-import { searchTranscripts } from './search.js';
-import type { RunSource } from './server.js';
-import { buildTranscript, transcriptFiles } from '../../lib/trajectory/transcript.js';
+import { runReader } from '../../lib/trajectory/run-reader.js';
+import type { RunSource } from '../../lib/trajectory/server.js';
 
 export interface RunSourceInput {
   readonly engine: WorkflowEngineApi;
@@ -52,10 +50,6 @@ export function createRunSource({ engine, cwd, starts, follow }: RunSourceInput)
       return undefined;
     }
   };
-  const fileOf = (runId: string, agentId: string, attempt: number): string | undefined => {
-    const dir = runDir(runId);
-    return dir === undefined ? undefined : transcriptFiles(dir).findLast((entry) => entry.agentId === agentId && entry.attempt === attempt)?.file;
-  };
   return {
     list: () => engine.list(cwd).map((run) => ({ runId: run.runId, workflow: run.workflow.name, state: run.state, createdAt: run.createdAt, launchMode: run.launchMode })).reverse(),
     runDir,
@@ -63,29 +57,7 @@ export function createRunSource({ engine, cwd, starts, follow }: RunSourceInput)
       const built = model(runId);
       return built === undefined ? undefined : JSON.stringify({ ...built.model, controls: built.controls });
     },
-    transcript: (runId, agentId, attempt) => {
-      const dir = runDir(runId);
-      const view = dir === undefined ? undefined : buildTranscript(dir, agentId, attempt);
-      return view === undefined ? undefined : JSON.stringify(view);
-    },
-    transcriptTag: (runId, agentId, attempt) => {
-      const file = fileOf(runId, agentId, attempt);
-      try {
-        const stat = file === undefined ? undefined : statSync(file);
-        return stat === undefined ? undefined : `"${stat.size}-${stat.mtimeMs}"`;
-      } catch {
-        return undefined;
-      }
-    },
-    search: (runId, query) => {
-      const dir = runDir(runId);
-      return dir === undefined ? undefined : searchTranscripts(dir, query);
-    },
-    report: (runId, transcripts) => {
-      const built = model(runId);
-      if (built === undefined) return undefined;
-      return reportHtml({ v: 1, generatedAt: new Date().toISOString(), model: built.model, ...(transcripts ? { transcripts: runTranscripts(built.model, built.dir) } : {}) });
-    },
+    ...runReader({ runDir, shown: model }),
     act: async (runId, body) => performControl({ engine, cwd, follow: follow() }, runId, parseControlRequest(body)),
   };
 }

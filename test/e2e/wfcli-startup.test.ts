@@ -4,12 +4,14 @@
  * tapable (the kernel's hooks: the engine) and start no process; help,
  * `list` and `status` not even ajv's compiler (the snapshot's validator is
  * compiled at build time; `inspect` compiles the events schema it reads).
+ * `wfcli view` serves a run's list, page and model the same way, and ends
+ * cleanly on SIGTERM.
  * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
  * cache in the store, never through a link. A resolve hook registered before
  * the entry records every module the process resolves; the runs read are
  * real ones, stored by the engine.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +80,33 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
     expect(loaded.some((url) => url.endsWith('/dist/cli/wfcli.js'))).toBe(true);
     const forbidden = args[0] === 'inspect' || args[0] === 'doctor' ? FORBIDDEN : [...FORBIDDEN, AJV_COMPILER];
     for (const url of loaded) for (const pattern of forbidden) expect(url, `${args.join(' ')} loads ${url}`).not.toMatch(pattern);
+  });
+});
+
+describe('wfcli view', () => {
+  it('serves the list, a run page and its model with no Pi, engine or child process, and exits 0 on SIGTERM', async () => {
+    const record = join(dir, 'loaded-view.txt');
+    writeFileSync(record, '');
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, 'agent'), PI_OFFLINE: '1', WFCLI_LOADED: record };
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'hook.mjs')).href, WFCLI, 'view'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const found = /http:\/\/127\.0\.0\.1:\d+\/\S+\//.exec(stdout);
+        if (found) resolve(found[0]);
+      });
+      void exited.then((code) => reject(new Error(`wfcli view exited ${code} before printing its URL`)));
+    });
+    expect((JSON.parse(await (await fetch(`${url}api/runs`)).text()) as { runId: string }[]).map((run) => run.runId)).toEqual([runId]);
+    expect((await fetch(`${url}runs/${runId}`)).status).toBe(200);
+    expect(((await (await fetch(`${url}api/runs/${runId}`)).json()) as { run: { state: string } }).run.state).toBe('completed');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const loaded = readFileSync(record, 'utf8').split('\n').filter(Boolean);
+    expect(loaded.some((entry) => entry.endsWith('/dist/cli/wfcli.js'))).toBe(true);
+    for (const entry of loaded) for (const pattern of FORBIDDEN) expect(entry, `wfcli view loads ${entry}`).not.toMatch(pattern);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * The viewer's browser app (bundled with its Markdown renderer and
- * sanitizer to dist/trajectory/app.js). Three pages: the session's run list;
+ * sanitizer to dist/trajectory/app.js). Three pages: the run list (run-list.ts);
  * a live run page that follows the run over Server-Sent Events, with the
  * run's controls, search, and the transcript of the attempt the user opens
  * (polled while it changes); and a report (wfcli report, the page's
@@ -11,26 +11,12 @@ import type { TrajectoryModel } from '../../../lib/trajectory/model.js';
 import type { ReportData } from '../../../lib/trajectory/report.js';
 import type { TranscriptView } from '../../../lib/trajectory/transcript.js';
 import { renderControls } from './controls.js';
-import { el, text } from './dom.js';
+import { el } from './dom.js';
 import { clock } from './format.js';
-import { ACTIVE, badge, renderRun } from './run-view.js';
+import { ACTIVE, renderRun } from './run-view.js';
+import { handOverNote, showRuns } from './run-list.js';
 import { renderHits, searchModel, searchTranscripts, transcriptHits } from './search.js';
 import { renderTranscript } from './transcript-view.js';
-
-async function showRuns(main: HTMLElement, base: string): Promise<void> {
-  const response = await fetch(`${base}api/runs`);
-  const runs = (await response.json()) as { runId: string; workflow: string; state: string; createdAt: string; launchMode: string }[];
-  main.replaceChildren(
-    el('h1', {}, ['Workflow runs of this session']),
-    runs.length === 0
-      ? el('p', { class: 'muted' }, ['No runs yet.'])
-      : el(
-          'ul',
-          { class: 'tree top', id: 'runs' },
-          runs.map((run) => el('li', {}, [el('a', { href: `${base}runs/${run.runId}` }, [`${run.workflow} · ${run.runId}`]), ' ', badge(run.state), ' ', text(`${run.launchMode} · ${clock(run.createdAt)}`)])),
-        ),
-  );
-}
 
 interface Page {
   readonly body: HTMLElement;
@@ -116,13 +102,13 @@ function followRun(main: HTMLElement, base: string, runId: string): void {
   source.onmessage = (message: MessageEvent<string>) => {
     latest = JSON.parse(message.data) as TrajectoryModel;
     draw();
-    renderControls(controls, base, runId, latest.controls ?? []);
+    renderControls(controls, base, runId, latest.controls ?? [], latest.controlNote);
     document.body.dataset['updates'] = String(Number(document.body.dataset['updates'] ?? '0') + 1);
     // A transcript of an attempt still at work grows: look again (the server answers 304 while the file is unchanged).
     if (opened !== undefined) void loadTranscript();
   };
   source.onerror = () => {
-    if (!latest) page.body.replaceChildren(el('p', { class: 'muted' }, ['This run cannot be shown (it belongs to another session, or the viewer stopped).']));
+    if (!latest) page.body.replaceChildren(el('p', { class: 'muted' }, [`This run cannot be shown (${document.body.dataset['scope'] === 'project' ? 'it is not a readable run of this project' : 'it belongs to another session'}, or the viewer stopped).`]));
   };
   // Running bars grow with the clock between updates; an open transcript of a running attempt is polled.
   setInterval(() => {
@@ -164,8 +150,10 @@ function start(): void {
   if (view === 'report') return showReport(main);
   const base = document.body.dataset['base'];
   if (base === undefined) return;
+  const scope = document.body.dataset['scope'] === 'project' ? 'project' : 'session';
+  if (scope === 'session') main.after(handOverNote());
   if (view === 'run') followRun(main, base, decodeURIComponent(location.pathname.split('/').pop() ?? ''));
-  else void showRuns(main, base);
+  else void showRuns(main, base, scope);
 }
 
 if (typeof document !== 'undefined') start();

@@ -66,8 +66,8 @@ export async function postControl(base: string, runId: string, control: ControlV
   return { ok: response.ok, text: answer.message ?? answer.error ?? `HTTP ${response.status}` };
 }
 
-/** Redraws the control bar into `bar` (its message line is kept across redraws). */
-export function renderControls(bar: HTMLElement, base: string, runId: string, controls: readonly ControlView[]): void {
+/** Redraws the control bar into `bar` (its message line is kept across redraws); `note` says why there are no more buttons. */
+export function renderControls(bar: HTMLElement, base: string, runId: string, controls: readonly ControlView[], note?: string): void {
   const message = bar.querySelector('#control-message') ?? el('span', { id: 'control-message', class: 'muted' });
   const buttons = controls.map((control) => {
     const button = el('button', { type: 'button', class: `control control-${control.action}`, 'data-action': control.action, ...(control.checkpoint === undefined ? {} : { 'data-checkpoint': control.checkpoint }) }, [label(control)]);
@@ -91,5 +91,6 @@ export function renderControls(bar: HTMLElement, base: string, runId: string, co
     button.addEventListener('click', () => void act());
     return button;
   });
-  bar.replaceChildren(...buttons, ...(buttons.length === 0 ? [el('span', { class: 'muted' }, ['No actions: the run has ended.'])] : []), ' ', message);
+  const why = note !== undefined ? note : buttons.length === 0 ? 'No actions: the run has ended.' : undefined;
+  bar.replaceChildren(...buttons, ...(why === undefined ? [] : [el('span', { class: 'muted', id: 'control-note' }, [why])]), ' ', message);
 }

@@ -10,7 +10,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrajectoryPlugin } from '../../../plugins/trajectory/index.js';
-import { TRAJECTORY_CSP } from '../../../plugins/trajectory/server.js';
+import { TRAJECTORY_CSP } from '../../../lib/trajectory/server.js';
 import type { TrajectoryModel } from '../../../lib/trajectory/model.js';
 import { createHarness, gated, gateStarted, release, type Harness } from '../../support/engine-harness.js';
 

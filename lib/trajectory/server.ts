@@ -1,6 +1,8 @@
 /**
- * The viewer's HTTP server: 127.0.0.1 on a random port, every URL under a
- * per-session secret token (`/<token>/...`). A request without the token, to
+ * The viewer's HTTP server, one implementation for the Pi session's viewer
+ * (plugins/trajectory, this session's runs) and `wfcli view` (cli/view.ts,
+ * every stored run of the project): 127.0.0.1 on a random or chosen port,
+ * every URL under a secret token (`/<token>/...`). A request without the token, to
  * another Host (DNS rebinding) or from another origin (an `Origin` or
  * `Sec-Fetch-Site` that is not this server) is refused with 403 before
  * anything is read. Pages carry a strict CSP with no inline script or style:
@@ -13,8 +15,9 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { CALLS_FILE, EVENTS_FILE, messageOf } from '../../kernel/index.js';
-import { pageHtml, TRAJECTORY_CSS, trajectoryAppScript } from '../../lib/trajectory/page.js';
+import { messageOf } from '../../kernel/errors.js';
+import { CALLS_FILE, EVENTS_FILE } from '../../kernel/engine/run-log.js';
+import { pageHtml, TRAJECTORY_CSS, trajectoryAppScript } from './page.js';
 
 export const TRAJECTORY_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -33,10 +36,23 @@ const HEADERS = {
 export const POLL_MS = 500;
 const HEARTBEAT_MS = 15_000;
 
-/** What the server reads and does: this session's runs, their models, transcripts and controls. */
+/** One run of the list page. */
+export interface RunListEntry {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly state: string;
+  readonly createdAt: string;
+  readonly launchMode: string;
+  /** The owning session, when the list spans several (`wfcli view`): the page groups by it. */
+  readonly sessionId?: string;
+  /** A live process executes the run now (its run lock's owner is alive). */
+  readonly executing?: boolean;
+}
+
+/** What the server reads and does: the runs it shows, their models, transcripts and controls. */
 export interface RunSource {
-  list(): readonly { readonly runId: string; readonly workflow: string; readonly state: string; readonly createdAt: string; readonly launchMode: string }[];
-  /** The run's model as JSON text, or undefined for a run of another session or none. */
+  list(): readonly RunListEntry[];
+  /** The run's model as JSON text, or undefined for a run it does not show (another session's, or none). */
   model(runId: string): string | undefined;
   runDir(runId: string): string | undefined;
   /** One attempt's transcript as JSON text; undefined when the run or the attempt's session file is unknown. */
@@ -47,8 +63,20 @@ export interface RunSource {
   search(runId: string, query: string): readonly { readonly agentId: string; readonly attempt: number; readonly matches: number }[] | undefined;
   /** The self-contained report of the run. */
   report(runId: string, transcripts: boolean): string | undefined;
-  /** Performs a control request's JSON body; resolves with a one-line answer, rejects with why not. */
+  /** Why no control of this viewer can change the run (answered 403 before the body is read); undefined when it may. */
+  readOnly?(runId: string): string | undefined;
+  /** Performs a control request's JSON body; resolves with a one-line answer, rejects with why not (409). */
   act(runId: string, body: string): Promise<string>;
+}
+
+/** What tells one viewer from the other in the server's answers. */
+export interface ServerOptions {
+  /** Which runs it shows, as refusals say it: `this session`, `this project`. */
+  readonly scope: 'session' | 'project';
+  /** What prints the viewer's URL, named when a request lacks the token. */
+  readonly opener: string;
+  /** The port to listen on; default one the system chooses. */
+  readonly port?: number;
 }
 
 /** The custom header every control request carries: a cross-site form or image cannot send it, and a cross-origin fetch with it needs a preflight the server never answers. */
@@ -90,19 +118,21 @@ export class TrajectoryServer {
   readonly #server: Server;
   readonly #token = randomBytes(24).toString('base64url');
   readonly #source: RunSource;
+  readonly #options: ServerOptions;
   readonly #watches = new Map<string, Watch>();
   #port = 0;
 
-  private constructor(source: RunSource) {
+  private constructor(source: RunSource, options: ServerOptions) {
     this.#source = source;
+    this.#options = options;
     this.#server = createServer((request, response) => this.#handle(request, response));
   }
 
-  static async start(source: RunSource): Promise<TrajectoryServer> {
-    const server = new TrajectoryServer(source);
+  static async start(source: RunSource, options: ServerOptions): Promise<TrajectoryServer> {
+    const server = new TrajectoryServer(source, options);
     await new Promise<void>((resolve, reject) => {
       server.#server.once('error', reject);
-      server.#server.listen(0, '127.0.0.1', () => resolve());
+      server.#server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
     });
     server.#port = (server.#server.address() as AddressInfo).port;
     return server;
@@ -112,7 +142,7 @@ export class TrajectoryServer {
     return `http://127.0.0.1:${this.#port}`;
   }
 
-  /** The session's run list, or one run's page. */
+  /** The run list, or one run's page. */
   url(runId?: string): string {
     return `${this.origin}/${this.#token}/${runId === undefined ? '' : `runs/${runId}`}`;
   }
@@ -150,7 +180,7 @@ export class TrajectoryServer {
     const host = `127.0.0.1:${this.#port}`;
     const origin = request.headers.origin;
     const site = request.headers['sec-fetch-site'];
-    if (!sameToken(token, this.#token)) this.#refuse(response, 403, 'forbidden: this viewer needs the URL /workflow trajectory printed');
+    if (!sameToken(token, this.#token)) this.#refuse(response, 403, `forbidden: this viewer needs the URL ${this.#options.opener} printed`);
     else if (request.headers.host !== host) this.#refuse(response, 403, 'forbidden: wrong host');
     else if (origin !== undefined && origin !== this.origin) this.#refuse(response, 403, 'forbidden: another origin');
     else if (site !== undefined && site !== 'same-origin' && site !== 'none') this.#refuse(response, 403, 'forbidden: another site');
@@ -182,7 +212,9 @@ export class TrajectoryServer {
 
   /** Reads the bounded body and performs it; 200 with `{ message }`, 409 with `{ error }` when refused. */
   #control(request: IncomingMessage, response: ServerResponse, runId: string): void {
-    if (!RUN_ID.test(runId) || this.#source.runDir(runId) === undefined) return this.#refuse(response, 404, 'no such run in this session');
+    if (!RUN_ID.test(runId) || this.#source.runDir(runId) === undefined) return this.#refuse(response, 404, this.#noSuchRun());
+    const readOnly = this.#source.readOnly?.(runId);
+    if (readOnly !== undefined) return void response.writeHead(403, { ...HEADERS, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: readOnly }));
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
@@ -206,20 +238,24 @@ export class TrajectoryServer {
     });
   }
 
+  #noSuchRun(): string {
+    return `no such run in this ${this.#options.scope}`;
+  }
+
   #send(response: ServerResponse, type: string, body: string): void {
     response.writeHead(200, { ...HEADERS, 'content-type': `${type}; charset=utf-8` }).end(body);
   }
 
   #route(parts: readonly string[], query: URLSearchParams, request: IncomingMessage, response: ServerResponse, base: string): void {
     const [first = '', second, third, fourth] = parts;
-    if (first === '' && parts.length <= 1) return this.#send(response, 'text/html', pageHtml(base, 'runs'));
+    if (first === '' && parts.length <= 1) return this.#send(response, 'text/html', pageHtml(base, 'runs', this.#options.scope));
     if (first === 'app.js' && parts.length === 1) return this.#send(response, 'text/javascript', trajectoryAppScript());
     if (first === 'app.css' && parts.length === 1) return this.#send(response, 'text/css', TRAJECTORY_CSS);
-    if (first === 'runs' && second !== undefined && RUN_ID.test(second) && parts.length === 2) return this.#send(response, 'text/html', pageHtml(base, 'run'));
+    if (first === 'runs' && second !== undefined && RUN_ID.test(second) && parts.length === 2) return this.#send(response, 'text/html', pageHtml(base, 'run', this.#options.scope));
     if (first === 'api' && second === 'runs' && third === undefined) return this.#send(response, 'application/json', JSON.stringify(this.#source.list()));
     if (first === 'api' && second === 'runs' && third !== undefined && RUN_ID.test(third)) {
       const model = this.#source.model(third);
-      if (model === undefined) return this.#refuse(response, 404, 'no such run in this session');
+      if (model === undefined) return this.#refuse(response, 404, this.#noSuchRun());
       if (fourth === undefined) return this.#send(response, 'application/json', model);
       if (fourth === 'stream' && parts.length === 4) return this.#stream(third, model, response);
       if (fourth === 'transcript' && parts.length === 4) return this.#transcript(third, query, request, response);
@@ -230,7 +266,7 @@ export class TrajectoryServer {
       }
       if (fourth === 'report' && parts.length === 4) {
         const report = this.#source.report(third, query.get('transcripts') !== '0');
-        if (report === undefined) return this.#refuse(response, 404, 'no such run in this session');
+        if (report === undefined) return this.#refuse(response, 404, this.#noSuchRun());
         response.writeHead(200, { ...HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-disposition': `attachment; filename="${third}.html"` }).end(report);
         return;
       }

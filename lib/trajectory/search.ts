@@ -3,8 +3,8 @@
  * a text (case-insensitive), and how often, never the text around it, so
  * nothing of a transcript reaches the page before the user opens it.
  */
-import { countMatches, itemTexts } from '../../lib/trajectory/search-text.js';
-import { buildTranscript, transcriptFiles } from '../../lib/trajectory/transcript.js';
+import { countMatches, itemTexts } from './search-text.js';
+import { buildTranscript, transcriptFiles } from './transcript.js';
 
 export function searchTranscripts(runDir: string, query: string): { agentId: string; attempt: number; matches: number }[] {
   const needle = query.toLowerCase();
