@@ -41,6 +41,9 @@ export interface TrajectoryOptions {
   readonly agentDir?: () => string;
 }
 
+/** Where to look once the session is gone (issue 37 item 2): the project viewer outlives any session. */
+export const HAND_OVER = 'For every stored run of this project, also after this session ends: wfcli view (in this folder).';
+
 async function trajectoryCommand(service: TrajectoryService | undefined, input: SubcommandInput): Promise<SubcommandReport> {
   if (input.args !== '' && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(input.args)) {
     return { level: 'error', text: `/workflow trajectory takes an optional run ID (got "${input.args}")` };
@@ -52,7 +55,7 @@ async function trajectoryCommand(service: TrajectoryService | undefined, input: 
   if (input.args !== '') input.engine.status(input.cwd, input.args);
   const server = await service.open(input.cwd);
   const url = server.url(input.args === '' ? undefined : input.args);
-  return { level: 'info', text: `Trajectory viewer: ${url}\nOpen it in a browser on this machine; the link carries this session's secret token and stops working when the session ends.` };
+  return { level: 'info', text: `Trajectory viewer: ${url}\nOpen it in a browser on this machine; the link carries this session's secret token and stops working when the session ends.\n${HAND_OVER}` };
 }
 
 export function createTrajectoryPlugin(options: TrajectoryOptions = {}): KernelPlugin {

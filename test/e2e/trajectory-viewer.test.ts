@@ -164,6 +164,8 @@ describe('the trajectory viewer in Chromium', () => {
     // Live: the retried agent's second attempt is running, held by the model.
     await page.waitForSelector('#timeline rect[data-status="running"]', { timeout: 30_000 });
     expect(await page.textContent('#run .summary')).toContain('live');
+    // The session's page names the viewer that outlives it (issue 37 item 2).
+    expect(await page.textContent('#hand-over')).toContain('wfcli view in the project folder shows every stored run of the project and keeps working after the session ends');
     const treeText = (await page.textContent('ul.tree.top'))!;
     for (const part of ['phase explore', 'lead', 'scout', 'phase check', 'parallel checks', 'flaky', 'checker']) expect(treeText).toContain(part);
     // The nested scout sits under the lead's row; the checker under its parallel group.

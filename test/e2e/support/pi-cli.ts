@@ -83,6 +83,10 @@ export interface PiProcess {
   kill(): Promise<PiResult>;
   /** SIGINT (Ctrl-C), then waits for the end. */
   interrupt(): Promise<PiResult>;
+  /** SIGTERM, then waits for the end. */
+  terminate(): Promise<PiResult>;
+  /** Resolves with the first match of `pattern` in what the process printed on `stream` so far or later; rejects if it exits first. */
+  printed(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<RegExpExecArray>;
 }
 
 const live = new Map<string, Set<ChildProcess>>();
@@ -159,6 +163,19 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (data: string) => (stdout += data));
   child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
+  const printed = (pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpExecArray> =>
+    new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = pattern.exec(stream === 'stdout' ? stdout : stderr);
+        if (found) resolve(found);
+        return found !== null;
+      };
+      if (check()) return;
+      const source = stream === 'stdout' ? child.stdout : child.stderr;
+      const listener = (): void => void (check() && source.off('data', listener));
+      source.on('data', listener);
+      child.once('close', (code, signal) => reject(new Error(`exited ${code ?? signal} before printing ${pattern}:\n${stdout}\n${stderr}`)));
+    });
   const ended = logProcess(`${script === WFCLI ? 'wfcli' : 'pi'} ${args.join(' ')}`, () => ({ stdout, stderr }));
   const exited = new Promise<PiResult>((resolve, reject) => {
     child.once('error', reject);
@@ -178,6 +195,11 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
       child.kill('SIGINT');
       return exited;
     },
+    terminate() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    printed,
   };
 }
 

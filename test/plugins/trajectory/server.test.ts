@@ -16,11 +16,12 @@ import { createHarness, gated, gateStarted, release, type Harness } from '../../
 
 let h: Harness;
 let url: string;
+let answer: string;
 beforeAll(async () => {
   h = createHarness({ plugins: [createTrajectoryPlugin()] });
   const command = h.engine.subcommands().find((entry) => entry.name === 'trajectory');
-  const answer = await command!.run({ args: '', engine: h.engine, cwd: h.cwd, interactive: true });
-  url = /http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\//.exec(answer.text)?.[0] ?? '';
+  answer = (await command!.run({ args: '', engine: h.engine, cwd: h.cwd, interactive: true })).text;
+  url = /http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\//.exec(answer)?.[0] ?? '';
 });
 afterAll(async () => {
   await h.close();
@@ -47,6 +48,7 @@ function get(target: string, headers: Record<string, string> = {}, method = 'GET
 describe('the trajectory server', () => {
   it('prints a loopback URL with a token; refuses a missing or wrong token, another Host, another origin, and writes', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/$/);
+    expect(answer).toContain('For every stored run of this project, also after this session ends: wfcli view (in this folder).');
     const origin = new URL(url).origin;
     const token = new URL(url).pathname.split('/')[1]!;
     // One character changed (a fixed "x" was the token itself when the token ended in "x").
@@ -69,6 +71,7 @@ describe('the trajectory server', () => {
     expect(page.headers['content-security-policy']).toBe(TRAJECTORY_CSP);
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(page.body).toContain('data-scope="session"');
     expect(page.body).not.toContain('<style');
     const base = new URL(url).pathname;
     expect(page.body).toContain(`<script type="module" src="${base}app.js"></script>`);
