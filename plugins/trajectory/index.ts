@@ -42,7 +42,7 @@ export interface TrajectoryOptions {
 }
 
 /** Where to look once the session is gone (issue 37 item 2): the project viewer outlives any session. */
-export const HAND_OVER = 'For every stored run of this project, also after this session ends: wfcli view (in this folder).';
+const HAND_OVER = 'For every stored run of this project, also after this session ends: wfcli view (in this folder).';
 
 async function trajectoryCommand(service: TrajectoryService | undefined, input: SubcommandInput): Promise<SubcommandReport> {
   if (input.args !== '' && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(input.args)) {

@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
 import { storedRunSource } from '../../cli/view-source.js';
 import { createKernel, WorkflowEngine, workflowsRoot, type RunHandle } from '../../kernel/index.js';
 import { TRAJECTORY_CSP, TrajectoryServer } from '../../lib/trajectory/server.js';
@@ -83,7 +84,8 @@ beforeAll(async () => {
   await gateStarted(cwd, 'left');
   await gamma.close();
   ids.interrupted = left.runId;
-  live = await beta.launch({ name: 'live', cwd, script: `await shell(${JSON.stringify(gated('live'))});\nreturn 3;\n`, args: null, foreground: true });
+  // No time limit on this gate (gated's ends after about 10 s): the run must still be live when the last test stops it.
+  live = await beta.launch({ name: 'live', cwd, script: "await shell('echo s > started-live; while [ ! -f release-live ]; do sleep 0.01; done');\nreturn 3;\n", args: null, foreground: true });
   await gateStarted(cwd, 'live');
   ids.live = live.runId;
   server = await TrajectoryServer.start(storedRunSource(captureIo(cwd, { home }), (message) => warnings.push(message)), { scope: 'project', opener: 'wfcli view' });
@@ -165,5 +167,14 @@ describe('wfcli view: the project viewer', () => {
     expect((await send(server.url() + `runs/${linked}`)).status).toBe(200);
     expect((await send(server.url() + 'api/runs/..%2Fescape')).status).toBe(404);
     expect((await act(linked, 'stop')).status).toBe(404);
+  });
+
+  it('refuses a run ID that is not of this project and a bad port before listening', async () => {
+    const missing = captureIo(cwd, { home });
+    expect(await main(['view', 'wf-000000000-00000000'], missing)).toBe(1);
+    expect([missing.out(), missing.err()]).toEqual(['', 'RUN_NOT_FOUND: No run wf-000000000-00000000 in this project\n']);
+    const port = captureIo(cwd, { home });
+    expect(await main(['view', '--port', '0'], port)).toBe(2);
+    expect(port.err()).toContain('wfcli view: --port takes a port number from 1 to 65535 (got "0")');
   });
 });
