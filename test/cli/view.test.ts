@@ -7,6 +7,7 @@
  * request its owner honours; a linked run directory is left out with a
  * warning and answers 404, as `wfcli list` leaves it out.
  */
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,6 +168,21 @@ describe('wfcli view: the project viewer', () => {
     expect((await send(server.url() + `runs/${linked}`)).status).toBe(200);
     expect((await send(server.url() + 'api/runs/..%2Fescape')).status).toBe(404);
     expect((await act(linked, 'stop')).status).toBe(404);
+  });
+
+  it('leaves out a run whose folder holds a FIFO, without ever opening it', async () => {
+    const engine = engineOf('delta');
+    const planted = await engine.launch({ name: 'planted', cwd, script: "log('fifo');\nreturn 4;\n", args: null, foreground: true });
+    expect((await planted.outcome).state).toBe('completed');
+    const runDir = engine.runDirectory(cwd, planted.runId);
+    rmSync(join(runDir, 'calls.jsonl'), { force: true });
+    expect(spawnSync('mkfifo', [join(runDir, 'calls.jsonl')]).status).toBe(0);
+    const listed = JSON.parse((await send(server.url() + 'api/runs')).body) as { runId: string }[];
+    expect(listed.map((run) => run.runId)).not.toContain(planted.runId);
+    // A reader that opened the FIFO would wait here for a writer forever.
+    expect((await send(server.url() + `api/runs/${planted.runId}`)).status).toBe(404);
+    expect((await send(server.url() + `api/runs/${planted.runId}/report`)).status).toBe(404);
+    expect(warnings.some((warning) => warning.includes(planted.runId) && warning.includes('calls.jsonl'))).toBe(true);
   });
 
   it('refuses a run ID that is not of this project and a bad port before listening', async () => {
