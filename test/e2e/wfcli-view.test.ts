@@ -9,7 +9,7 @@
  * run nobody executes are refused; the page's Stop stops the live run
  * through its owner; SIGTERM ends the viewer with exit 0.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -163,7 +163,8 @@ describe('wfcli view', () => {
     await page.click('#controls button.control-stop');
     await page.click('#confirm-dialog button[data-answer="yes"]');
     await page.waitForSelector('#run[data-state="stopped"]');
-    expect(await page.locator('#control-message').innerText()).toBe(`Stopped run ${ids.holds}`);
+    // The answer to the POST and the stream's new state arrive in either order.
+    await page.locator('#control-message').filter({ hasText: `Stopped run ${ids.holds}` }).waitFor();
     await page.close();
     const held = await holder.exited;
     expect(held.stderr).toContain(`run ${ids.holds}`);
