@@ -2,10 +2,10 @@
  * The viewer's HTTP server, one implementation for the Pi session's viewer
  * (plugins/trajectory, this session's runs) and `wfcli view` (cli/view.ts,
  * every stored run of the project): 127.0.0.1 on a random or chosen port,
- * every URL under a secret token (`/<token>/...`). A request without the token, to
- * another Host (DNS rebinding) or from another origin (an `Origin` or
- * `Sec-Fetch-Site` that is not this server) is refused with 403 before
- * anything is read. Pages carry a strict CSP with no inline script or style:
+ * every URL under a secret token (`/<token>/...`). A request without the
+ * token, to another Host (DNS rebinding) or from another origin (an
+ * `Origin` or `Sec-Fetch-Site` that is not this server) is refused with 403
+ * before anything is read. Pages carry a strict CSP with no inline script or style:
  * the page's own script and stylesheet are served as files. Live updates are
  * Server-Sent Events of the whole run model, pushed when the run's files
  * change (polled) or a kernel event names the run.
