@@ -9,6 +9,7 @@ import type { AgentSummary, JsonValue, StatusSummary } from '../kernel/index.js'
 import { agentName } from '../lib/agent-name.js';
 import { printable } from '../lib/terminal-text.js';
 import { costText } from '../lib/usage-text.js';
+import { runTime, runTimeText, type StateMark } from '../lib/run-time.js';
 
 type Json = Readonly<Record<string, JsonValue>>;
 
@@ -56,7 +57,8 @@ export function formatWorktrees(plugins: Json): string[] {
   });
 }
 
-export function formatStatus(summary: StatusSummary): string {
+/** `mark` is the run's last `state` mark of events.jsonl: with it, a live run's active time is current. */
+export function formatStatus(summary: StatusSummary, mark?: StateMark, now = Date.now()): string {
   const lines = [printable(`run ${summary.runId}  ${summary.workflow.name}`)];
   const row = (label: string, value: string | undefined): void => {
     if (value !== undefined) lines.push(`  ${label.padEnd(10)} ${printable(value)}`);
@@ -68,6 +70,7 @@ export function formatStatus(summary: StatusSummary): string {
   row('phase', summary.phase);
   row('created', summary.createdAt);
   row('updated', summary.updatedAt);
+  row('time', runTimeText(runTime(summary, now, mark)));
   row('result', summary.resultPath);
   row('budget', formatBudget(summary.plugins));
   for (const worktree of formatWorktrees(summary.plugins)) row('worktree', worktree);

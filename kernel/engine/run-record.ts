@@ -56,6 +56,8 @@ export class RunRecord {
   readonly runDir: string;
   /** Told when a snapshot write fails in the store (a full disk, a damaged entry): the executing segment halts. */
   onStoreFault: ((error: unknown) => void) | undefined;
+  /** The executing segment's active clock (ActiveClock.ms), while one runs: state marks in events.jsonl carry it. */
+  activeNow: (() => number) | undefined;
   private readonly emit: EmitEvent;
   private readonly now: () => Date;
 
@@ -103,6 +105,7 @@ export class RunRecord {
       throw new WorkflowError('RESUME_INCOMPATIBLE', `Run ${this.runId} cannot move from ${from} to ${to}`, { from, to });
     }
     let cancelled: AgentSummary[] = [];
+    const activeBefore = this.#snapshot.activeMs;
     this.update((draft) => {
       draft.state = to;
       if (TERMINAL_RUN_STATES.has(to)) {
@@ -117,6 +120,10 @@ export class RunRecord {
       }
       change?.(draft);
     });
+    // A state mark for the timeline and live active time (lib/run-time.ts); best-effort like every events.jsonl line.
+    // A segment's end stamps active time into the snapshot: the mark says the same number.
+    const stamped = this.#snapshot.activeMs !== activeBefore ? this.#snapshot.activeMs : undefined;
+    appendRunEvent(this.runDir, { at: this.#snapshot.updatedAt, type: 'state', from, to, activeMs: stamped ?? this.activeNow?.() ?? this.#snapshot.activeMs ?? 0 });
     for (const agent of cancelled) {
       this.emit({ type: WORKFLOW_AGENT_STATE_CHANGED_EVENT, ...this.base(), agentId: agent.id, label: agent.label, state: agent.state, attempt: agent.attempts });
     }
@@ -148,6 +155,8 @@ export class RunRecord {
     this.update((draft) => {
       draft.checkpoints = { ...draft.checkpoints, [name]: record };
     });
+    // When a decision began and ended: the timeline marks the wait (no prompt or context here).
+    appendRunEvent(this.runDir, { at: this.#snapshot.updatedAt, type: 'checkpoint', name, state: record.state });
     this.emit({ type: WORKFLOW_CHECKPOINT_STATE_CHANGED_EVENT, ...this.base(), name, state: record.state });
   }
 

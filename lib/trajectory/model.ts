@@ -16,6 +16,7 @@ import { LOG_LIMIT_BYTES } from '../../kernel/engine/run-log.js';
 import { readResultText } from '../../kernel/store/run-files.js';
 import { runUsage, type UsageTotals } from '../../kernel/usage.js';
 import { transcriptFiles } from './transcript.js';
+import { stateMarks, waitSpans, type StateMark, type WaitSpan } from '../run-time.js';
 
 
 export type ControlAction = 'pause' | 'cancel-pause' | 'resume' | 'stop' | 'approve' | 'reject';
@@ -79,6 +80,17 @@ export interface ShellView extends CallView {
   readonly exitCode?: number;
 }
 
+/** A checkpoint and its wait (events.jsonl `checkpoint` marks): `waitedFrom` when it was asked, `waitedTo` when decided. */
+export interface CheckpointView {
+  readonly name: string;
+  readonly state: string;
+  readonly waitedFrom?: string;
+  readonly waitedTo?: string;
+}
+
+/** The `checkpoint` primitive's call: shown as a checkpoint with its wait, not as a tool call. */
+const CHECKPOINT_PRIMITIVE = 'checkpoint';
+
 export interface TrajectoryModel {
   readonly v: typeof TRAJECTORY_MODEL_VERSION;
   readonly run: {
@@ -96,12 +108,18 @@ export interface TrajectoryModel {
     readonly result?: { readonly bytes: number; readonly preview: string; readonly truncated: boolean };
     /** The run's usage: its top-level agents' (kernel/usage.ts). */
     readonly usage: UsageTotals;
+    /** Active time as of the last segment end; with `stateMark`, lib/run-time.ts `runTime` gives wall and active time at any moment. */
+    readonly activeMs?: number;
+    /** The run's last `state` mark of events.jsonl. */
+    readonly stateMark?: StateMark;
   };
   readonly tree: readonly TreeView[];
   readonly agents: readonly AgentView[];
   readonly calls: readonly CallView[];
   readonly shells: readonly ShellView[];
-  readonly checkpoints: readonly { readonly name: string; readonly state: string }[];
+  readonly checkpoints: readonly CheckpointView[];
+  /** Checkpoint waits, pauses, offline time and budget stops, in the order they began (lib/run-time.ts). */
+  readonly waits: readonly WaitSpan[];
   readonly budget: readonly { readonly at: string; readonly kind: string; readonly dimension?: string; readonly facts: Readonly<Record<string, number>> }[];
   readonly logs: readonly { readonly at: string; readonly message: string; readonly path: readonly string[] }[];
   readonly phases: readonly { readonly at: string; readonly phase: string }[];
@@ -155,6 +173,13 @@ function transcriptKey(agentId: string, attempt: number): string {
   return `${attempt}\u0000${agentId}`;
 }
 
+function checkpointView(name: string, state: string, waits: readonly WaitSpan[]): CheckpointView {
+  const own = waits.filter((span) => span.kind === 'checkpoint' && span.name === name);
+  const first = own[0];
+  const last = own.at(-1);
+  return { name, state, ...(first === undefined ? {} : { waitedFrom: first.from }), ...(last?.to === undefined ? {} : { waitedTo: last.to }) };
+}
+
 export function buildModel(status: StatusSummary, runDir: string, live: LiveStarts = new Map()): TrajectoryModel {
   const calls = readCallRecords(runDir);
   const events = readRunEvents(runDir);
@@ -168,7 +193,7 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
       list.push({ attempt: record.attempt, startedAt: record.startedAt, endedAt: record.endedAt, status: record.status, model: record.model, usage: record.usage, ...(record.code === undefined ? {} : { code: record.code }) });
       recorded.set(record.agentId, list);
     } else if (record.op === 'primitive') {
-      primitiveCalls.push({ name: record.name, ...timing });
+      if (record.name !== CHECKPOINT_PRIMITIVE) primitiveCalls.push({ name: record.name, ...timing });
     } else {
       shells.push({ name: cut(record.command, SHELL_COMMAND_CHARS).text, ...timing, ...(record.exitCode === undefined ? {} : { exitCode: record.exitCode }) });
     }
@@ -205,6 +230,8 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
       warnings.push({ at: entry.at, message: cut(text(entry['message']), LOG_LIMIT_BYTES).text });
     }
   }
+  const waits = waitSpans(events.entries);
+  const lastMark = stateMarks(events.entries).at(-1);
   const result = status.state === 'completed' ? readResult(status.resultPath ?? join(runDir, 'result.json')) : undefined;
   return {
     v: TRAJECTORY_MODEL_VERSION,
@@ -222,12 +249,15 @@ export function buildModel(status: StatusSummary, runDir: string, live: LiveStar
       ...(status.failure === undefined ? {} : { failure: { code: status.failure.code, message: cut(status.failure.message, LOG_LIMIT_BYTES).text } }),
       ...(result === undefined ? {} : { result }),
       usage: runUsage(status.agents),
+      ...(status.activeMs === undefined ? {} : { activeMs: status.activeMs }),
+      ...(lastMark === undefined ? {} : { stateMark: lastMark }),
     },
     tree: treeView(agentTree(status.agents)),
     agents,
     calls: primitiveCalls,
     shells,
-    checkpoints: status.checkpoints.map(({ name, state }) => ({ name, state })),
+    checkpoints: status.checkpoints.map(({ name, state }) => checkpointView(name, state, waits)),
+    waits,
     budget,
     logs,
     phases,

@@ -74,8 +74,11 @@ svg { display: block; max-width: 100%; }
 svg text { fill: var(--fg); font-size: 11px; } svg .axis { stroke: var(--line); } svg .tick { fill: var(--muted); }
 svg .bar-completed { fill: var(--completed); } svg .bar-failed { fill: var(--failed); } svg .bar-cancelled { fill: var(--cancelled); } svg .bar-running { fill: var(--running); }
 svg .bar-tokens { fill: var(--running); } svg .bar-input { fill: #74c0fc; }
+svg .wait-band { opacity: 0.12; } svg .wait-bar { opacity: 0.4; } svg .wait-title { fill: var(--muted); }
+svg .wait-checkpoint { fill: #9c36b5; } svg .wait-paused, svg .wait-interrupted, svg .wait-budget_exhausted { fill: var(--retrying); }
 .legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); margin: 4px 0; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
+.legend .wait-checkpoint { background: #9c36b5; } .legend .wait-paused { background: var(--retrying); }
 .legend .bar-completed { background: var(--completed); } .legend .bar-failed { background: var(--failed); } .legend .bar-cancelled { background: var(--cancelled); } .legend .bar-running { background: var(--running); } .legend .bar-input { background: #74c0fc; } .legend .bar-tokens { background: var(--running); }
 .toolbar { display: flex; gap: 8px; margin: 12px 0 4px; } .toolbar input { flex: 1; font: inherit; padding: 4px 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
 .controls { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 8px 0; }

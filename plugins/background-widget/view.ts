@@ -8,6 +8,7 @@
 import { AGENT_STATES, agentTree, runUsage, type AgentState, type AgentSummary, type AgentTreeNode, type StatusSummary } from '../../kernel/index.js';
 import { printable } from '../../lib/terminal-text.js';
 import { costText } from '../../lib/usage-text.js';
+import { durationText, runTime, runTimeText } from '../../lib/run-time.js';
 
 /** Most lines the widget takes above the editor. */
 export const WIDGET_MAX_LINES = 12;
@@ -86,14 +87,20 @@ export interface Receipt {
   readonly state: string;
   readonly agents: number;
   readonly usage: AgentSummary['usage'];
+  /** Active time (lib/run-time.ts); the wall time in receipts of runs stored before active time was kept. */
   readonly durationMs: number;
+  /** Wall time; absent in receipts written before it was kept, which show one unlabelled duration. */
+  readonly wallMs?: number;
+  /** False when `durationMs` is the wall time (a run stored before active time was kept). */
+  readonly active?: boolean;
   readonly code?: string;
 }
 
-export function receiptOf(run: StatusSummary): Receipt {
+export function receiptOf(run: StatusSummary, now = Date.now()): Receipt {
   // A parent's usage holds its nested children's: the run's is the sum of its top-level agents.
   const usage = runUsage(run.agents);
-  const end = Date.parse(run.terminalAt ?? run.updatedAt);
+  // A receipt is written when the segment ended: a paused run's wall time runs to that moment.
+  const time = runTime({ ...run, executing: false }, run.terminalAt === undefined ? Date.parse(run.updatedAt) || now : now);
   const subagent = subagentWords(run);
   return {
     runId: run.runId,
@@ -102,8 +109,9 @@ export function receiptOf(run: StatusSummary): Receipt {
     state: run.state,
     agents: run.agents.length,
     usage,
-    // Active time (no pauses, no waits for a decision); wall time only for a run stored before it was kept.
-    durationMs: run.activeMs ?? Math.max(0, end - Date.parse(run.createdAt)),
+    durationMs: time.activeMs ?? time.wallMs,
+    wallMs: time.wallMs,
+    active: time.activeMs !== undefined,
     ...(run.failure === undefined ? {} : { code: run.failure.code }),
   };
 }
@@ -111,7 +119,7 @@ export function receiptOf(run: StatusSummary): Receipt {
 const MARKS: Readonly<Record<string, string>> = { completed: '✓', failed: '✗', stopped: '■', budget_exhausted: '◼', paused: '‖' };
 
 export function receiptText(receipt: Receipt): string {
-  const seconds = receipt.durationMs < 60_000 ? `${(receipt.durationMs / 1000).toFixed(1)} s` : `${Math.round(receipt.durationMs / 60_000)} min`;
+  const seconds = receipt.wallMs === undefined ? durationText(receipt.durationMs) : receipt.active === false ? `${durationText(receipt.wallMs)} wall` : runTimeText({ wallMs: receipt.wallMs, activeMs: receipt.durationMs });
   const parts = [`${MARKS[receipt.state] ?? '•'} ${receipt.title ?? `Workflow ${receipt.workflow}`} (${receipt.runId}) ${receipt.state.replace('_', ' ')}${receipt.code === undefined ? '' : `: ${receipt.code}`}`, `${receipt.agents} ${receipt.agents === 1 ? 'agent' : 'agents'}`];
   if (usageText(receipt.usage) !== '') parts.push(usageText(receipt.usage));
   parts.push(seconds);

@@ -5,8 +5,10 @@
  * with its cost. Rows follow the tree order the caller gives.
  */
 import type { AgentView, AttemptView } from '../../../lib/trajectory/model.js';
+import type { WaitSpan } from '../../../lib/run-time.js';
 import { el, svg } from './dom.js';
 import { duration, usageText } from './format.js';
+import { waitShapes } from './waits.js';
 
 const WIDTH = 1100;
 const LABEL = 240;
@@ -26,15 +28,17 @@ function attemptTitle(agent: AgentView, attempt: AttemptView, end: number): stri
   return parts.join(' · ');
 }
 
-/** Time runs from the run's creation (`start`) to its end, or now while it runs. */
-export function attemptChart(agents: readonly AgentView[], start: number, end: number, now: number): HTMLElement {
+/** Time runs from the run's creation (`start`) to its end, or now while it runs; waits get lanes above the agents. */
+export function attemptChart(agents: readonly AgentView[], start: number, end: number, now: number, waits: readonly WaitSpan[] = []): HTMLElement {
   const last = Math.max(end, ...agents.flatMap((agent) => agent.attempts.map((attempt) => (attempt.endedAt === undefined ? now : Date.parse(attempt.endedAt)))));
   const span = Math.max(1, last - start);
   const plot = WIDTH - LABEL - PAD;
   const x = (time: number): number => LABEL + (Math.min(Math.max(time, start), last) - start) / span * plot;
-  const height = agents.length * ROW + 30;
+  const marked = waitShapes(waits, { x, end: last, row: ROW, rowsHeight: agents.length * ROW });
+  const top = marked.lanes * ROW;
+  const height = top + agents.length * ROW + 30;
   const rows = agents.flatMap((agent, index) => {
-    const y = index * ROW;
+    const y = top + index * ROW;
     return [
       svg('text', { x: 0, y: y + 16 }, [agent.label]),
       svg('line', { class: 'axis', x1: LABEL, x2: WIDTH - PAD, y1: y + ROW, y2: y + ROW }),
@@ -45,10 +49,13 @@ export function attemptChart(agents: readonly AgentView[], start: number, end: n
       }),
     ];
   });
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => svg('text', { class: 'tick', x: (LABEL + share * plot - (share === 1 ? 40 : 0)).toFixed(1), y: agents.length * ROW + 20 }, [`+${duration(share * span)}`]));
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => svg('text', { class: 'tick', x: (LABEL + share * plot - (share === 1 ? 40 : 0)).toFixed(1), y: top + agents.length * ROW + 20 }, [`+${duration(share * span)}`]));
+  const waitLegend: (readonly [string, string])[] = [];
+  if (waits.some((wait) => wait.kind === 'checkpoint')) waitLegend.push(['wait-checkpoint', 'checkpoint wait']);
+  if (waits.some((wait) => wait.kind !== 'checkpoint')) waitLegend.push(['wait-paused', 'paused, offline or out of budget']);
   return el('div', {}, [
-    legend([['bar-completed', 'completed'], ['bar-failed', 'failed'], ['bar-cancelled', 'cancelled'], ['bar-running', 'running']]),
-    svg('svg', { id: 'timeline', viewBox: `0 0 ${WIDTH} ${height}`, width: WIDTH, height, role: 'img', 'aria-label': 'Timeline of agent attempts' }, [...rows, ...ticks]),
+    legend([['bar-completed', 'completed'], ['bar-failed', 'failed'], ['bar-cancelled', 'cancelled'], ['bar-running', 'running'], ...waitLegend]),
+    svg('svg', { id: 'timeline', viewBox: `0 0 ${WIDTH} ${height}`, width: WIDTH, height, role: 'img', 'aria-label': 'Timeline of agent attempts and waits' }, [...marked.bands, ...marked.bars, ...rows, ...ticks]),
   ]);
 }
 

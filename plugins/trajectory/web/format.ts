@@ -14,15 +14,8 @@ export function usageText(usage: UsageLike): string {
   return `${tokens.toLocaleString('en-US')} tok · ${costText(usage.costUsd, tokens)}`;
 }
 
-/** `850 ms`, `12.3 s`, `4 m 05 s`, `2 h 01 m`. */
-export function duration(ms: number): string {
-  const value = Math.max(0, ms);
-  if (value < 1000) return `${Math.round(value)} ms`;
-  if (value < 60_000) return `${(value / 1000).toFixed(1)} s`;
-  const seconds = Math.round(value / 1000);
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} m ${String(seconds % 60).padStart(2, '0')} s`;
-  return `${Math.floor(seconds / 3600)} h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')} m`;
-}
+/** `850 ms`, `12.3 s`, `4 m 05 s`, `2 h 01 m` (one format with the receipts and `wfcli status`). */
+export { durationText as duration } from '../../../lib/run-time.js';
 
 /** Local wall-clock time of an ISO timestamp. */
 export function clock(iso: string): string {

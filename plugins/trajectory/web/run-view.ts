@@ -1,13 +1,15 @@
 /**
  * The run page's body: header, final result or error, phase tree (with a
  * button per attempt transcript), the attempt timeline and the per-agent
- * token/cost chart (SVG drawn here), calls, shells, checkpoints, budget
- * events and logs. Text goes in through textContent only, never as markup.
+ * token/cost chart (SVG drawn here), calls, shells, checkpoints with their
+ * waits, budget events and logs. The header shows wall and active time
+ * (lib/run-time.ts), each labelled. Text goes in through textContent only, never as markup.
  */
-import type { AgentView, TrajectoryModel, TreeView } from '../../../lib/trajectory/model.js';
+import type { AgentView, CheckpointView, TrajectoryModel, TreeView } from '../../../lib/trajectory/model.js';
 import { el, table } from './dom.js';
 import { attemptChart, usageChart } from './charts.js';
 import { clock, duration, usageText } from './format.js';
+import { runTime } from '../../../lib/run-time.js';
 
 export const ACTIVE = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
 
@@ -65,6 +67,13 @@ function since(start: number, at: string): string {
   return `+${duration(Date.parse(at) - start)}`;
 }
 
+/** A checkpoint's row: when it was asked and decided (from the run's start), and how long it waited (so far, while it waits). */
+function checkpointRow(checkpoint: CheckpointView, start: number, now: number): string[] {
+  const { waitedFrom: from, waitedTo: to } = checkpoint;
+  const waited = from === undefined ? '' : `${duration((to === undefined ? now : Date.parse(to)) - Date.parse(from))}${to === undefined && checkpoint.state === 'awaiting' ? ' so far' : ''}`;
+  return [checkpoint.name, checkpoint.state, from === undefined ? '' : since(start, from), to === undefined ? '' : since(start, to), waited];
+}
+
 export function renderRun(model: TrajectoryModel, now: number): HTMLElement {
   const { run } = model;
   const start = Date.parse(run.createdAt);
@@ -72,6 +81,7 @@ export function renderRun(model: TrajectoryModel, now: number): HTMLElement {
   const ordered = agentsInTreeOrder(model);
   const total = run.usage;
   const end = run.terminalAt === undefined ? now : Date.parse(run.terminalAt);
+  const time = runTime(run, now, run.stateMark);
   const header = el('header', {}, [
     el('h1', {}, [`Workflow ${run.workflow}`]),
     el('div', { class: 'summary' }, [
@@ -80,7 +90,8 @@ export function renderRun(model: TrajectoryModel, now: number): HTMLElement {
       ...(run.phase === undefined ? [] : [el('span', {}, [`phase ${run.phase}`])]),
       el('span', {}, [`${run.launchMode}`]),
       el('span', {}, [`started ${clock(run.createdAt)}`]),
-      el('span', {}, [`${duration(end - start)}`]),
+      el('span', { id: 'wall-time', title: 'Wall time: from the start to the end (or now), waits included' }, [`${duration(time.wallMs)} wall`]),
+      ...(time.activeMs === undefined ? [] : [el('span', { id: 'active-time', title: 'Active time: workflow code, agents and tools, without pauses, checkpoint waits or offline time' }, [`${duration(time.activeMs)} active`])]),
       el('span', {}, [`${model.agents.length} agents`]),
       ...(usageText(total) === '' ? [] : [el('span', {}, [usageText(total)])]),
       ...(live ? [el('span', { class: 'live', id: 'live' }, ['live'])] : []),
@@ -97,14 +108,14 @@ export function renderRun(model: TrajectoryModel, now: number): HTMLElement {
   const rows = (list: readonly { readonly startedAt: string; readonly endedAt: string }[]) => list.map((call) => [since(start, call.startedAt), duration(Date.parse(call.endedAt) - Date.parse(call.startedAt))]);
   const calls = model.calls.length === 0 ? undefined : table(['tool', 'path', 'phase', 'start', 'took', 'status', 'code'], model.calls.map((call, i) => [call.name, call.path.join(' › '), call.phase ?? '', ...(rows(model.calls)[i] ?? []), call.status, call.code ?? '']), 'calls');
   const shells = model.shells.length === 0 ? undefined : table(['command', 'path', 'start', 'took', 'status', 'exit', 'code'], model.shells.map((call, i) => [call.name, call.path.join(' › '), ...(rows(model.shells)[i] ?? []), call.status, call.exitCode === undefined ? '' : String(call.exitCode), call.code ?? '']), 'shells');
-  const checkpoints = model.checkpoints.length === 0 ? undefined : table(['checkpoint', 'state'], model.checkpoints.map((checkpoint) => [checkpoint.name, checkpoint.state]), 'checkpoints');
+  const checkpoints = model.checkpoints.length === 0 ? undefined : table(['checkpoint', 'state', 'asked', 'decided', 'waited'], model.checkpoints.map((checkpoint) => checkpointRow(checkpoint, start, now)), 'checkpoints');
   const budget = model.budget.length === 0 ? undefined : table(['at', 'event', 'dimension', 'facts'], model.budget.map((entry) => [since(start, entry.at), entry.kind, entry.dimension ?? '', Object.entries(entry.facts).map(([name, value]) => `${name} ${value}`).join(', ')]), 'budget');
   const logs = model.logs.length === 0 ? undefined : table(['at', 'path', 'message'], model.logs.map((entry) => [since(start, entry.at), entry.path.join(' › '), entry.message]), 'logs');
   return el('div', { id: 'run', 'data-state': run.state }, [
     header,
     ...outcome,
     ...section('Phases and agents', model.tree.length === 0 ? undefined : treeList(model.tree, byId, true), 'No agents yet.'),
-    ...section('Timeline of agent attempts', ordered.length === 0 ? undefined : attemptChart(ordered, start, end, now), 'No attempts yet.'),
+    ...section('Timeline of agent attempts and waits', ordered.length === 0 && model.waits.length === 0 ? undefined : attemptChart(ordered, start, end, now, model.waits), 'No attempts yet.'),
     ...section('Tokens and cost per agent', ordered.length === 0 ? undefined : usageChart(ordered), 'No usage yet.'),
     ...section('Tool calls', calls, 'No tool calls.'),
     ...section('Shell calls', shells, 'No shell calls.'),

@@ -50,17 +50,25 @@ describe('background widget view', () => {
     expect(widgetLines([])).toEqual([]);
   });
 
-  it('writes the receipt of a completed and of a failed run', () => {
-    const done = receiptOf(run([agent('a', 'lead', 'completed', { usage: usage(30) })], { state: 'completed', terminalAt: '2026-01-01T00:00:03.400Z' }));
-    expect(receiptText(done)).toBe('✓ Workflow review (wf-1) completed · 1 agent · 30 tok · $0.0030 · 3.4 s');
-    const failed = receiptOf(run([], { state: 'failed', failure: { code: 'AGENT_FAILED', message: 'no' }, terminalAt: '2026-01-01T00:02:00.000Z' }));
-    expect(receiptText(failed)).toBe('✗ Workflow review (wf-1) failed: AGENT_FAILED · 0 agents · 2 min');
+  it('writes the receipt of a completed and of a failed run, wall and active time labelled', () => {
+    const done = receiptOf(run([agent('a', 'lead', 'completed', { usage: usage(30) })], { state: 'completed', terminalAt: '2026-01-01T00:00:03.400Z', activeMs: 2100 }));
+    expect(receiptText(done)).toBe('✓ Workflow review (wf-1) completed · 1 agent · 30 tok · $0.0030 · 3.4 s wall · 2.1 s active');
+    expect(done).toMatchObject({ durationMs: 2100, wallMs: 3400, active: true });
+    const failed = receiptOf(run([], { state: 'failed', failure: { code: 'AGENT_FAILED', message: 'no' }, terminalAt: '2026-01-01T00:01:50.000Z', activeMs: 37_200 }));
+    expect(receiptText(failed)).toBe('✗ Workflow review (wf-1) failed: AGENT_FAILED · 0 agents · 1 m 50 s wall · 37.2 s active');
+  });
+
+  it('a run stored before active time was kept reads its wall time alone; a receipt stored before wall time was kept, its one duration', () => {
+    const old = receiptOf(run([], { state: 'completed', terminalAt: '2026-01-01T00:00:03.400Z' }));
+    expect(receiptText(old)).toBe('✓ Workflow review (wf-1) completed · 0 agents · 3.4 s wall');
+    expect(receiptText({ runId: 'wf-1', workflow: 'review', state: 'completed', agents: 0, usage: usage(0), durationMs: 1200 })).toBe('✓ Workflow review (wf-1) completed · 0 agents · 1.2 s');
   });
 
   it('writes a receipt when a run is paused (from the viewer, say), with the way back', () => {
     expect(RECEIPT_STATES.has('paused')).toBe(true);
+    // Its wall time runs to the moment it paused (its last update).
     const paused = receiptOf(run([agent('a', 'lead', 'completed', { usage: usage(30) })], { state: 'paused', activeMs: 1200 }));
-    expect(receiptText(paused)).toBe('‖ Workflow review (wf-1) paused · 1 agent · 30 tok · $0.0030 · 1.2 s · resume it from /workflow');
+    expect(receiptText(paused)).toBe('‖ Workflow review (wf-1) paused · 1 agent · 30 tok · $0.0030 · 2.0 s wall · 1.2 s active · resume it from /workflow');
   });
 
   it("counts a nested child's tokens once: a parent's usage already holds them", () => {
