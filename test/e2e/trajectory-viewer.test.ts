@@ -30,7 +30,7 @@ import { createPiTransportPlugin } from '../../plugins/pi-transport/index.js';
 import { createTrajectoryPlugin } from '../../plugins/trajectory/index.js';
 import { createKernel, RESULT_TOOL_NAME, WorkflowEngine, type RunHandle } from '../../kernel/index.js';
 import { createTempAgentDir, type TempAgentDir } from '../support/pi-agent-dir.js';
-import { gated, gateStarted, release } from '../support/engine-harness.js';
+import { gated, gateStarted, release, waitFor } from '../support/engine-harness.js';
 import { startOpenAiServer, type OpenAiServer, type RecordedRequest, type ScriptedTurn } from '../support/pi-openai-server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -132,6 +132,17 @@ afterAll(async () => {
   dir?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
+
+/** Milliseconds of a duration the page shows (`850 ms`, `12.3 s`, `4 m 05 s`). */
+function millis(text: string): number {
+  const minutes = /^(\d+) m (\d+) s$/.exec(text);
+  if (minutes) return (Number(minutes[1]) * 60 + Number(minutes[2])) * 1000;
+  const seconds = /^([\d.]+) s$/.exec(text);
+  if (seconds) return Number(seconds[1]) * 1000;
+  const ms = /^(\d+) ms$/.exec(text);
+  if (ms) return Number(ms[1]);
+  throw new Error(`not a duration: ${text}`);
+}
 
 /** A page of the shared context whose state a failing test prints: where it is, what it shows, what it logged. */
 async function openPage(): Promise<Page> {
@@ -301,6 +312,9 @@ describe('the trajectory viewer in Chromium', () => {
     await click('button[data-action="pause"]', 'pausing');
     release(dir.cwd, 'c1');
     await page.waitForSelector('#run[data-state="paused"]');
+    // Paused long enough for the wait to show as a band on the timeline.
+    const pausedAt = Date.now();
+    await waitFor(() => Date.now() >= pausedAt + 1500, 10_000, 'the pause to last');
     await click('button[data-action="resume"]', 'running');
     await gateStarted(dir.cwd, 'c2');
     release(dir.cwd, 'c2');
@@ -330,6 +344,32 @@ describe('the trajectory viewer in Chromium', () => {
     await click('button[data-action="stop"]', 'stopped', true);
     expect(await page.textContent('#control-message')).toBe(`Stopped run ${controlled.runId}`);
     release(dir.cwd, 'c3');
+
+    // Wall and active time, each labelled; the pause and the checkpoint wait marked on the timeline; the checkpoint in its own list.
+    await page.waitForSelector('#timeline g.wait[data-wait="checkpoint"][data-checkpoint="ship"][data-open="false"]');
+    const wall = (await page.textContent('#wall-time')) ?? '';
+    const active = (await page.textContent('#active-time')) ?? '';
+    expect(wall).toMatch(/ wall$/);
+    expect(active).toMatch(/ active$/);
+    // The cancelled pause (pausing, then running again) was no wait: the run never stopped.
+    const paused = page.locator('#timeline g.wait[data-wait="paused"]');
+    expect(await paused.count()).toBe(1);
+    const pauseLabel = (await paused.locator('text').textContent()) ?? '';
+    expect(pauseLabel).toMatch(/^paused · /);
+    expect(await page.textContent('#timeline g.wait[data-wait="checkpoint"] text')).toMatch(/^checkpoint "ship" · /);
+    expect(await page.locator('#timeline rect.wait-band').count()).toBe(2);
+    expect(millis(pauseLabel.replace('paused · ', ''))).toBeGreaterThanOrEqual(1500);
+    expect(millis(active.replace(' active', ''))).toBeLessThanOrEqual(millis(wall.replace(' wall', '')) - 1500);
+    const [name, decision, asked, decided, waited] = await page.locator('#checkpoints tbody tr td').allTextContents();
+    expect([name, decision]).toEqual(['ship', 'approved']);
+    expect(asked).toMatch(/^\+\d/);
+    expect(decided).toMatch(/^\+\d/);
+    expect(waited).toMatch(/^\d/);
+    // Only shells and the checkpoint ran: there is no tool call to list.
+    expect(await page.$('#calls')).toBeNull();
+    expect(await page.textContent('#run')).toContain('No tool calls.');
+    const out = process.env['TRAJECTORY_WAITS_SCREENSHOT'];
+    if (out) writeFileSync(out, await page.screenshot({ fullPage: true }));
     await page.close();
   });
 });
