@@ -6,13 +6,13 @@
  * with and without the trajectory entry (a package filter leaves it out: the
  * command then reports that the viewer is disabled).
  */
-import { readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferred } from '../support/engine-harness.js';
-import { createPiHome, installPackage, PI_CLI, runPi, type PiHome } from './support/pi-cli.js';
+import { createPiHome, installPackage, runPi, type PiHome } from './support/pi-cli.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
-import { TmuxTerminal } from './tmux/terminal.js';
+import { piTerminal, submitPrompt } from './tmux/pi-terminal.js';
 
 const SCRIPT = "phase('scan'); await agent('Widget task one', { label: 'scout' }); await agent('Widget task two', { label: 'fixer' }); return 'ok';";
 
@@ -56,22 +56,10 @@ describe('the background widget and /workflow trajectory in a pi process', () =>
     const second = deferred();
     model.holdNext('Widget task one', first.promise);
     model.holdNext('Widget task two', second.promise);
-    const terminal = new TmuxTerminal({
-      cwd: realpathSync(pi.cwd),
-      env: { PATH: process.env['PATH'], HOME: pi.home, PI_CODING_AGENT_DIR: pi.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' },
-      command: [process.execPath, PI_CLI, '--approve', '--session-id', 'widget'],
-    });
+    const terminal = piTerminal(pi, ['--approve', '--session-id', 'widget']);
     try {
-      await terminal.waitFor((screen) => screen.includes('─'), 'the editor');
-      terminal.type('Run it in the background');
-      await terminal.waitForText('Run it in the background');
-      // Pi refuses a prompt while its startup is still in progress: submit until the model is asked (a hang guard of a minute).
       const before = mainTurns;
-      for (let tries = 0; mainTurns === before; tries += 1) {
-        if (tries === 600) throw new Error(`the prompt was never submitted; the screen shows:\n${terminal.screen()}`);
-        if (tries % 10 === 0) terminal.keys('Enter');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await submitPrompt(terminal, 'Run it in the background', () => mainTurns > before);
       const appeared = await terminal.waitFor((screen) => screen.includes('Background workflows (1)') && screen.includes('scout · running'), 'the widget with the running scout');
       expect(appeared).toMatch(/◆ bg · wf-[0-9a-z]+-[0-9a-f]+ · running · phase scan · 1 agent: 1 running/);
       expect(appeared).toContain('phase scan');
