@@ -1,6 +1,7 @@
 /**
- * Issue 37 items 8 and 9 through the built `wfcli`: `list` has a header row,
+ * Issue 37 items 5, 8 and 9 through the built `wfcli`: `list` has a header row,
  * `status` and `inspect` name agents by label (the raw IDs stay in `--json`),
+ * `status` labels the wall and the active time,
  * and `report` writes into the run's own folder, leaving the project's
  * working tree untouched.
  */
@@ -54,6 +55,14 @@ describe('wfcli: readable names and a report kept out of the project', () => {
     expect(inspect.code, inspect.stderr).toBe(0);
     expect(inspect.stdout).toMatch(/^ {2}attempt {4}reviewer \(parallel reviews\/a\) attempt 1: /m);
     expect(inspect.stdout).not.toMatch(/\|\d+:\d+#\d/);
+  });
+
+  it('status shows the wall and the active time, labelled; --json adds them as `time` and keeps `activeMs`', async () => {
+    const status = await runWfcli(pi, ['status', runId]);
+    expect(status.stdout).toMatch(/^ {2}time {7}\d\S*( \S+)* wall · \d\S*( \S+)* active$/m);
+    const json = JSON.parse((await runWfcli(pi, ['status', runId, '--json'])).stdout) as { createdAt: string; terminalAt: string; activeMs: number; time: { wallMs: number; activeMs: number } };
+    expect(json.time).toEqual({ wallMs: Date.parse(json.terminalAt) - Date.parse(json.createdAt), activeMs: json.activeMs });
+    expect(json.activeMs).toBeLessThanOrEqual(json.time.wallMs);
   });
 
   it('report writes report.html into the run folder, 0600, and prints its path; the project is untouched', async () => {
