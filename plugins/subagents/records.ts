@@ -52,6 +52,8 @@ export interface SubagentRecord {
   readonly terminalAt?: string;
   /** From creation to its terminal time, to now while it executes, else to its last change. */
   readonly durationMs: number;
+  /** Active time (docs/runs.md "Wall and active time") once the subagent no longer executes; absent while it does, and for runs stored before it was kept. */
+  readonly activeMs?: number;
   /** A retry's source. */
   readonly parentRunId?: string;
   /** Failed, budget_exhausted (and the failure a stopped or interrupted run carries). */
@@ -120,6 +122,8 @@ export function subagentRecord(run: StatusSummary, delivery: DeliveryState, now 
     updatedAt: run.updatedAt,
     ...(run.terminalAt === undefined ? {} : { terminalAt: run.terminalAt }),
     durationMs: durationOf(run, now),
+    // The stored active time is exact only between segments: while the run executes its clock runs on.
+    ...(run.executing || run.activeMs === undefined ? {} : { activeMs: run.activeMs }),
     ...(run.parentRunId === undefined ? {} : { parentRunId: run.parentRunId }),
     ...(run.failure === undefined ? {} : { error: run.failure }),
     ...(run.resultPath === undefined ? {} : { result: { resultPath: run.resultPath, resultBytes: fileBytes(run.resultPath) } }),

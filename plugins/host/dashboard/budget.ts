@@ -5,6 +5,7 @@
  * none at all; exhaustion and pending raises stay visible elsewhere.
  */
 import { compileOnFirstUse, type StatusSummary } from '../../../kernel/index.js';
+import { durationText } from '../../../lib/run-time.js';
 
 const DIMENSIONS = ['tokens', 'costUsd', 'durationMs', 'agentLaunches'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
@@ -33,11 +34,11 @@ const validate = compileOnFirstUse<BudgetView>({
 
 function format(dimension: Dimension, value: number): string {
   if (dimension === 'costUsd') return `$${value.toFixed(4)}`;
-  if (dimension === 'durationMs') return `${(value / 1000).toFixed(1)} s`;
+  if (dimension === 'durationMs') return durationText(value);
   return value.toLocaleString('en-US');
 }
 
-const NAMES: Readonly<Record<Dimension, string>> = { tokens: 'tokens', costUsd: 'cost', durationMs: 'duration', agentLaunches: 'agent launches' };
+const NAMES: Readonly<Record<Dimension, string>> = { tokens: 'tokens', costUsd: 'cost', durationMs: 'active time', agentLaunches: 'agent launches' };
 
 /** `tokens 1,200 of soft 1,000 · hard 5,000 (exhausted)`, one per limited dimension; unreadable state shows none. */
 export function budgetRows(run: StatusSummary): string[] {

@@ -50,7 +50,8 @@ export function detailRows(record: SubagentRecord): [string, string][] {
   rows.push(['Tools', record.tools === undefined ? '(not started)' : record.tools.length === 0 ? '(none)' : record.tools.join(', ')]);
   if (record.worktree !== undefined) rows.push(['Worktree', record.worktree]);
   rows.push(['Attempts', String(record.attempts)]);
-  rows.push(['Duration', durationText(record.durationMs)]);
+  // Both durations, labelled: the wall time, and the active time once it is exact (the run no longer executes).
+  rows.push(['Duration', `${durationText(record.durationMs)} wall${record.activeMs === undefined ? '' : ` · ${durationText(record.activeMs)} active`}`]);
   rows.push(['Tokens', `${tokensOf(record.usage).toLocaleString('en-US')} (input ${record.usage.inputTokens.toLocaleString('en-US')} · output ${record.usage.outputTokens.toLocaleString('en-US')})`]);
   rows.push(['Cost', costText(record.usage.costUsd, tokensOf(record.usage))]);
   const calls = Object.entries(progress.toolCallsByName)

@@ -104,6 +104,7 @@ export const RECORD = {
     updatedAt: string,
     terminalAt: string,
     durationMs: nonNegative,
+    activeMs: nonNegative,
     parentRunId: string,
     error: { type: 'object', additionalProperties: false, required: ['code', 'message'], properties: { code: string, message: string, details: { type: 'object' } } },
     result: {

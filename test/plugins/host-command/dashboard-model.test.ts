@@ -114,7 +114,7 @@ describe('budget rows', () => {
 
   it('shows a row per limited dimension only', () => {
     const run = summary({ plugins: budgets({ tokens: { soft: 1000, hard: 5000 }, durationMs: { hard: 120000 } }, { exhausted: ['tokens'] }) });
-    expect(budgetRows(run)).toEqual(['tokens 1,200 of soft 1,000 · hard 5,000 (exhausted)', 'duration 61.5 s of hard 120.0 s']);
+    expect(budgetRows(run)).toEqual(['tokens 1,200 of soft 1,000 · hard 5,000 (exhausted)', 'active time 1 m 02 s of hard 2 m 00 s']);
     expect(budgetRows(summary({ plugins: budgets({ costUsd: { soft: 2 } }) }))).toEqual(['cost $0.5000 of soft $2.0000']);
   });
 

@@ -193,6 +193,10 @@ describe('descriptions', () => {
     const failed = f.session.inspect(runId);
     expect(subagentLine(failed)).toMatch(/ · AGENT_FAILED$/);
     expect(detailLines(failed)).toContainEqual(expect.stringMatching(/^Error +AGENT_FAILED: .*gave up/));
+    // Wall and active time, labelled; while it ran, the wall time alone (its active clock was still running).
+    expect(failed.activeMs).toBe(f.engine.status(f.cwd, runId).activeMs);
+    expect(detailLines(failed)).toContainEqual(expect.stringMatching(/^Duration +\d+ (ms|s|min \d+ s) wall · \d+ (ms|s|min \d+ s) active$/));
+    expect(detailLines(running)).toContainEqual(expect.stringMatching(/^Duration +\d+ (ms|s|min \d+ s) wall$/));
     expect(listingText({ cwd: '/p', sessionId: 's', records: [] })).toContain('  (none)');
     expect([durationText(950), durationText(12_400), durationText(185_000), durationText(3_720_000)]).toEqual(['950 ms', '12 s', '3 min 5 s', '1 h 2 min']);
     expect(subagentRecord(f.engine.status(f.cwd, runId), 'none', Date.parse(failed.createdAt)).durationMs).toBe(failed.durationMs);
