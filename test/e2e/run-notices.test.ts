@@ -1,6 +1,7 @@
 /**
  * What interactive Pi says about a run the user must act on, through the
- * real `pi` under tmux with this package installed and the loopback model:
+ * real `pi` under tmux with this checkout as a local package
+ * (useScriptedPi) and the loopback model:
  *
  * - A foreground run waiting at a checkpoint (issue 37 item 3): the screen
  *   names the checkpoint, its prompt and the way to answer (`/workflow`);
@@ -15,29 +16,19 @@
  */
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gated, gateStarted, release } from '../support/engine-harness.js';
-import { createPiHome, installPackage, type PiHome } from './support/pi-cli.js';
-import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
+import { useScriptedPi } from './support/scripted-pi.js';
 import { piTerminal, submitPrompt } from './tmux/pi-terminal.js';
 
 const RUN_ID = /wf-[0-9a-z]+-[0-9a-f]+/;
 
 describe('run notices in interactive pi', () => {
-  let model: ScriptedModel;
-  let pi: PiHome;
+  const setup = useScriptedPi();
   let mainTurns = 0;
-  beforeAll(async () => {
-    model = await startScriptedModel();
-    pi = createPiHome(model);
-    await installPackage(pi);
-  });
-  afterAll(async () => {
-    pi.close();
-    await model.close();
-  });
 
   it('shows a foreground checkpoint waiting for a decision, and /workflow answers it', async () => {
+    const { model, pi } = setup;
     const prompt = 'Ship release 1.2 to production?';
     model.main(({ toolResults }) => {
       mainTurns += 1;
@@ -85,6 +76,7 @@ describe('run notices in interactive pi', () => {
   });
 
   it('announces a background run paused from the viewer with a receipt that names the way back', async () => {
+    const { model, pi } = setup;
     const cwd = realpathSync(pi.cwd);
     model.main(({ toolResults }) => {
       mainTurns += 1;
