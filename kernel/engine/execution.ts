@@ -109,7 +109,6 @@ export class RunExecution implements FunctionHost {
     this.#onEnd = onEnd;
     this.#clock = new ActiveClock(record.snapshot.activeMs ?? 0);
     this.#access = createRunAccess(record, () => this.#clock.ms());
-    record.activeNow = () => this.#clock.ms();
     this.#scopeCwds = new ScopeCwds(record.snapshot.cwd);
     this.#decisions = new Decisions(record, this.#abort.signal, {
       waitStarted: () => {
@@ -237,8 +236,6 @@ export class RunExecution implements FunctionHost {
         ended = 'interrupted';
       } else ended = persistFailure(this.#record, error, this.#stamp);
     } finally {
-      // The clock stops with the segment: a later segment's marks use its own.
-      this.#record.activeNow = undefined;
       this.#journal.close();
       this.#onEnd();
       this.#settle(ended);

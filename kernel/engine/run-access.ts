@@ -34,7 +34,9 @@ export class ActiveClock {
   }
 }
 
+/** The segment's access; its clock also stamps the record's state marks until the segment ends (RunRecord.transition). */
 export function createRunAccess(record: RunRecord, activeMs: () => number): RunAccess {
+  record.activeNow = activeMs;
   const { runId, sessionId, cwd, workflow } = record.snapshot;
   return Object.freeze({
     run: Object.freeze({ runId, sessionId, cwd }),

@@ -34,6 +34,9 @@ const TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   stopped: [],
 };
 
+/** States of an executing segment; any other ends it. */
+const SEGMENT_STATES: ReadonlySet<RunState> = new Set(['running', 'pausing', 'awaiting_input']);
+
 /** Agent states that stay when the run ends: the agent already ended. */
 const FINAL_AGENT_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -124,6 +127,8 @@ export class RunRecord {
     // A segment's end stamps active time into the snapshot: the mark says the same number.
     const stamped = this.#snapshot.activeMs !== activeBefore ? this.#snapshot.activeMs : undefined;
     appendRunEvent(this.runDir, { at: this.#snapshot.updatedAt, type: 'state', from, to, activeMs: stamped ?? this.activeNow?.() ?? this.#snapshot.activeMs ?? 0 });
+    // A state that ends the segment stops its clock: a later segment's marks use its own.
+    if (!SEGMENT_STATES.has(to)) this.activeNow = undefined;
     for (const agent of cancelled) {
       this.emit({ type: WORKFLOW_AGENT_STATE_CHANGED_EVENT, ...this.base(), agentId: agent.id, label: agent.label, state: agent.state, attempt: agent.attempts });
     }
