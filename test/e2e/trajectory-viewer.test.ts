@@ -359,7 +359,8 @@ describe('the trajectory viewer in Chromium', () => {
     expect(await page.textContent('#timeline g.wait[data-wait="checkpoint"] text')).toMatch(/^checkpoint "ship" · /);
     expect(await page.locator('#timeline rect.wait-band').count()).toBe(2);
     expect(millis(pauseLabel.replace('paused · ', ''))).toBeGreaterThanOrEqual(1500);
-    expect(millis(active.replace(' active', ''))).toBeLessThanOrEqual(millis(wall.replace(' wall', '')) - 1500);
+    // The pause alone kept the active clock still for 1.5 s; both texts are rounded to a tenth of a second.
+    expect(millis(active.replace(' active', ''))).toBeLessThanOrEqual(millis(wall.replace(' wall', '')) - 1400);
     const [name, decision, asked, decided, waited] = await page.locator('#checkpoints tbody tr td').allTextContents();
     expect([name, decision]).toEqual(['ship', 'approved']);
     expect(asked).toMatch(/^\+\d/);
