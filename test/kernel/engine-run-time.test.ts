@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHarness, gateStarted, gated, release, waitFor } from '../support/engine-harness.js';
 import { buildModel } from '../../lib/trajectory/model.js';
 import { runTime, stateMarks } from '../../lib/run-time.js';
+import type { RunHandle } from '../../kernel/index.js';
 
 const h = createHarness({ sessionId: 'run-time' });
 
@@ -23,20 +24,17 @@ describe('wall and active time of a real run', () => {
     const script = `await shell(${JSON.stringify(gated('a'))}); await shell(${JSON.stringify(gated('b'))}); const ok = await checkpoint({ name: 'ship', prompt: 'Ship it?' }); await shell(${JSON.stringify(gated('c'))}); return ok;`;
     const first = await h.launch(script, { cwd });
     const runDir = h.runDir(first.runId, cwd);
-    // Pause 1: asked while the first shell runs, taken when it ends.
-    await gateStarted(cwd, 'a');
-    h.engine.pause(first.runId);
-    release(cwd, 'a');
-    expect((await first.outcome).state).toBe('paused');
-    await clockPassed(Date.now(), 300);
-    const second = await h.engine.resume(cwd, first.runId);
-    // Pause 2, the same way.
-    await gateStarted(cwd, 'b');
-    h.engine.pause(first.runId);
-    release(cwd, 'b');
-    expect((await second.outcome).state).toBe('paused');
-    await clockPassed(Date.now(), 300);
-    const third = await h.engine.resume(cwd, first.runId);
+    // Two pauses, each asked while a gated shell runs, taken when it ends, held 300 ms, then resumed.
+    let segment: RunHandle = first;
+    for (const gate of ['a', 'b']) {
+      await gateStarted(cwd, gate);
+      h.engine.pause(first.runId);
+      release(cwd, gate);
+      expect((await segment.outcome).state).toBe('paused');
+      await clockPassed(Date.now(), 300);
+      segment = await h.engine.resume(cwd, first.runId);
+    }
+    const third = segment;
     await waitFor(() => h.engine.status(cwd, first.runId).state === 'awaiting_input', 10_000, 'the checkpoint');
     const asked = Date.now();
 
