@@ -47,14 +47,29 @@ export async function writePiEntries(entries, outDir = 'build/pi-entries') {
       mkdirSync(dirname(out), { recursive: true });
       // The first entry (the host's, always loaded) is evaluated by Pi's loader (jiti): Pi's packages
       // are not installed beside the package, and importing one (pi-tui: Pi has loaded it already)
-      // makes the loader take this module, so its import() resolves Pi's SDK. The other entries are
-      // plain modules and import their features through it (lib/pi-entry/lazy.ts, importFeature).
+      // makes the loader take this module, so its import() resolves Pi's SDK. It leaves the lazy-entry
+      // code on globalThis; the other entries take it from there instead of importing it, since Pi's
+      // loader (no module cache) would compile that module again for each of them (lib/pi-entry/lazy.ts).
       const provider = name === first;
+      const text = JSON.stringify(JSON.stringify(manifest));
       const lines = [`// The lazy Pi entry of dist/${libraryName(name)}.js, written by scripts/pi-entries.mjs.`];
-      if (provider) lines.push(`import '@earendil-works/pi-tui';`, `import { lazyPiEntry, provideFeatureImporter } from '${importPath(out, lazyModule)}';`, '', 'provideFeatureImporter((url) => import(url));');
-      else lines.push(`import { importFeature, lazyPiEntry } from '${importPath(out, lazyModule)}';`, '');
-      const load = provider ? `() => import('${importPath(out, resolve(file))}')` : `() => importFeature(new URL('./library.js', import.meta.url).href)`;
-      lines.push(`export default lazyPiEntry(${JSON.stringify(JSON.stringify(manifest))}, ${load});`, '');
+      if (provider) {
+        lines.push(`import '@earendil-works/pi-tui';`, `import { lazyPiEntry, provideFeatureImporter } from '${importPath(out, lazyModule)}';`, '', 'provideFeatureImporter((url) => import(url));');
+        lines.push(`export default lazyPiEntry(${text}, () => import('${importPath(out, resolve(file))}'));`, '');
+      } else {
+        const where = JSON.stringify(`dist/${name}.js`);
+        lines.push(
+          '',
+          'let entry;',
+          'export default (pi) => {',
+          "  const lazy = globalThis[Symbol.for('pi-extensible-workflows.lazy-api')];",
+          `  if (lazy === undefined) throw new Error(\`pi-extensible-workflows: \${${where}} needs the host entry dist/src/index.js, loaded before it: keep that entry in the package filters\`);`,
+          `  entry ??= lazy.lazyPiEntry(${text}, () => lazy.importFeature(new URL('./library.js', import.meta.url).href));`,
+          '  return entry(pi);',
+          '};',
+          '',
+        );
+      }
       writeFileSync(out, lines.join('\n'));
       inputs[name] = out;
       inputs[libraryName(name)] = file;

@@ -39,13 +39,21 @@ const IMPORTER = Symbol.for('pi-extensible-workflows.feature-importer');
 type Importer = (url: string) => Promise<unknown>;
 
 /**
+ * Where the other entries find this module's code (scripts/pi-entries.mjs):
+ * Pi's loader keeps no module cache, so each entry importing it would have it
+ * compiled and evaluated again at every Pi start.
+ */
+const LAZY_API = Symbol.for('pi-extensible-workflows.lazy-api');
+
+/**
  * Called by the host entry (the first of `pi.extensions`), which Pi's loader
  * evaluates itself: its `import()` resolves Pi's SDK, which is not installed
- * beside the package. The other entries are plain modules Node evaluates on
- * its own (much cheaper), and import their features through it.
+ * beside the package. The other entries take this module's code from
+ * `globalThis` and import their features through that `import()`.
  */
 export function provideFeatureImporter(importer: Importer): void {
   Object.defineProperty(globalThis, IMPORTER, { value: importer, configurable: true });
+  Object.defineProperty(globalThis, LAZY_API, { value: Object.freeze({ lazyPiEntry, importFeature }), configurable: true });
 }
 
 /** Imports a feature module through the host entry's importer (plain `import()` without one, as in a source checkout). */

@@ -5,6 +5,7 @@
  * declares exactly the script primitives it contributes (the manifest is how
  * the host names a left-out plugin, so it must not drift).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,13 +47,14 @@ function staticGraph(file: string, seen = new Set<string>(), packages = new Set<
 }
 
 describe('lazy Pi entries', () => {
-  it('every entry Pi loads is its manifest and the lazy-entry module; its feature (library.js) loads on first use', () => {
+  it('every entry Pi loads is one module holding its manifest; its feature (library.js) loads on first use', () => {
     const extensions = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { pi: { extensions: string[] } }).pi.extensions;
     expect(extensions.length).toBeGreaterThanOrEqual(15);
     for (const [index, extension] of extensions.entries()) {
       const entry = join(ROOT, extension);
       const { files, packages } = staticGraph(entry);
-      expect(files.size, extension).toBe(2);
+      // One module each: the host entry holds the lazy-entry code and lends it to the others, which import nothing (Pi's loader would compile a shared module again for each).
+      expect(files.size, extension).toBe(1);
       const source = readFileSync(entry, 'utf8');
       if (index === 0) {
         // The host entry is the one Pi's loader evaluates itself: it imports its feature directly and lends the others its import().
@@ -62,9 +64,17 @@ describe('lazy Pi entries', () => {
       } else {
         expect([...packages], extension).toEqual([]);
         expect(source, extension).toContain("importFeature(new URL('./library.js', import.meta.url).href)");
+        expect(source, extension).toContain("globalThis[Symbol.for('pi-extensible-workflows.lazy-api')]");
       }
       expect(existsSync(join(dirname(entry), 'library.js')), extension).toBe(true);
     }
+  });
+
+  it('an entry loaded without the host entry refuses with a message naming both, when Pi calls it', async () => {
+    // A fresh process: this one may have loaded the host entry already.
+    const script = `const entry = (await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/plugins/budgets/index.js')).href)})).default; try { entry({}); } catch (error) { console.log(error.message); }`;
+    const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(printed.trim()).toBe('pi-extensible-workflows: dist/plugins/budgets/index.js needs the host entry dist/src/index.js, loaded before it: keep that entry in the package filters');
   });
 });
 
