@@ -30,5 +30,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'view', summary: 'Serve one local viewer for every stored run of this project, live ones included, until Ctrl-C.', load: async () => (await import('./view.js')).viewCommand },
   { name: 'report', summary: 'Write a run as one self-contained HTML file: result, phases, timeline, agents, transcripts.', load: async () => (await import('./report.js')).reportCommand },
   { name: 'export', summary: 'Write a launcher script that runs a registered workflow with wfcli run.', load: async () => (await import('./export.js')).exportCommand },
+  { name: 'worker', summary: 'Run remote agent attempts from a DBOS queue on Postgres (docs/remote.md).', load: async () => (await import('./worker.js')).workerCommand },
   { name: 'bundle', summary: 'Build a portable bundle of a registered workflow: its extension module, tree-shaken, and a launcher.', load: async () => (await import('./bundle/command.js')).bundleCommand },
 ];

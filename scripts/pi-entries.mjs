@@ -42,7 +42,13 @@ export async function writePiEntries(entries, outDir = 'build/pi-entries') {
       const feature = await import(pathToFileURL(resolve(file)).href);
       if (typeof feature.default !== 'function') throw new Error(`${file}: a Pi entry's default export must be its extension factory`);
       const loadWhenEnv = feature.PI_ENTRY_LOAD_WHEN_ENV;
-      const manifest = loadWhenEnv === undefined ? await recordEntry(feature.default, `dist/${name}.js`) : { format: 1, calls: [], loadWhenEnv: [...loadWhenEnv] };
+      const loadWhenSetting = feature.PI_ENTRY_LOAD_WHEN_SETTING;
+      const manifest =
+        loadWhenSetting !== undefined
+          ? { format: 1, calls: [], loadWhenSetting }
+          : loadWhenEnv === undefined
+            ? await recordEntry(feature.default, `dist/${name}.js`)
+            : { format: 1, calls: [], loadWhenEnv: [...loadWhenEnv] };
       const out = resolve(outDir, `${name}.js`);
       mkdirSync(dirname(out), { recursive: true });
       // The first entry (the host's, always loaded) is evaluated by Pi's loader (jiti): Pi's packages

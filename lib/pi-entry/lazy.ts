@@ -14,6 +14,7 @@
  * agent's in-process session, `/reload`) runs its factory directly.
  */
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { settingNamed } from './setting-probe.js';
 import { registrationKey, type EntryManifest } from './manifest.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
@@ -99,6 +100,10 @@ export function lazyPiEntry(recorded: EntryManifest | string, load: () => Promis
 
   return (pi) => {
     const manifest = (typeof recorded === 'string' ? JSON.parse(recorded) : structuredClone(recorded)) as EntryManifest;
+    if (manifest.loadWhenSetting !== undefined) {
+      if (!settingNamed(manifest.loadWhenSetting)) return undefined;
+      return loadFactory().then((real) => real(pi));
+    }
     if (manifest.loadWhenEnv !== undefined) {
       if (!manifest.loadWhenEnv.some((name) => (process.env[name] ?? '') !== '')) return undefined;
       return loadFactory().then((real) => real(pi));

@@ -38,6 +38,12 @@ export interface EntryManifest {
    * the lazy entry does nothing; with one, it loads the feature at once.
    */
   readonly loadWhenEnv?: readonly string[];
+  /**
+   * The entry registers something only when a workflow settings file names
+   * this `extensionSettings` key (setting-probe.ts). Without it, the lazy
+   * entry does nothing and loads nothing; with it, it loads the feature at once.
+   */
+  readonly loadWhenSetting?: string;
 }
 
 /** What identifies a registration: its method and its name (event, tool, command, renderer type). */

@@ -85,8 +85,13 @@ export interface PiProcess {
   interrupt(): Promise<PiResult>;
   /** SIGTERM, then waits for the end. */
   terminate(): Promise<PiResult>;
-  /** Resolves with the first match of `pattern` in what the process printed on `stream` so far or later; rejects if it exits first. */
+  /**
+   * Settles with the first match of `pattern` in what the process printed so
+   * far or later, on `stream` (default: stdout or stderr); rejects if it exits first.
+   */
   printed(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<RegExpExecArray>;
+  /** The process ID. */
+  readonly pid: number | undefined;
 }
 
 const live = new Map<string, Set<ChildProcess>>();
@@ -161,21 +166,18 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
   live.get(home.home)?.add(child);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (data: string) => (stdout += data));
-  child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
-  const printed = (pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpExecArray> =>
-    new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const found = pattern.exec(stream === 'stdout' ? stdout : stderr);
-        if (found) resolve(found);
-        return found !== null;
-      };
-      if (check()) return;
-      const source = stream === 'stdout' ? child.stdout : child.stderr;
-      const listener = (): void => void (check() && source.off('data', listener));
-      source.on('data', listener);
-      child.once('close', (code, signal) => reject(new Error(`exited ${code ?? signal} before printing ${pattern}:\n${stdout}\n${stderr}`)));
-    });
+  const waiters: { pattern: RegExp; stream: 'stdout' | 'stderr' | undefined; resolve(match: RegExpExecArray): void }[] = [];
+  const check = (): void => {
+    for (const waiter of [...waiters]) {
+      const match = (waiter.stream !== 'stderr' ? waiter.pattern.exec(stdout) : null) ?? (waiter.stream !== 'stdout' ? waiter.pattern.exec(stderr) : null);
+      if (match !== null) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(match);
+      }
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', (data: string) => ((stdout += data), check()));
+  child.stderr.setEncoding('utf8').on('data', (data: string) => ((stderr += data), check()));
   const ended = logProcess(`${script === WFCLI ? 'wfcli' : 'pi'} ${args.join(' ')}`, () => ({ stdout, stderr }));
   const exited = new Promise<PiResult>((resolve, reject) => {
     child.once('error', reject);
@@ -187,6 +189,14 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
   });
   return {
     exited,
+    pid: child.pid,
+    printed(pattern, stream) {
+      return new Promise<RegExpExecArray>((resolve, reject) => {
+        waiters.push({ pattern, stream, resolve });
+        check();
+        void exited.then((result) => reject(new Error(`the process exited (${result.code ?? result.signal}) before printing ${pattern}:\n${result.stderr.slice(-2000)}`)));
+      });
+    },
     kill() {
       child.kill('SIGKILL');
       return exited;
@@ -199,7 +209,6 @@ function startCli(home: PiHome, script: string, args: readonly string[], options
       child.kill('SIGTERM');
       return exited;
     },
-    printed,
   };
 }
 

@@ -1,0 +1,47 @@
+/**
+ * The host's connection to the DBOS system database: one `DBOSClient` per
+ * database URL and process, created on the first remote attempt (the DBOS
+ * SDK and `pg` load only then) and destroyed when the engine closes.
+ */
+import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { WorkflowError, messageOf } from '../../kernel/index.js';
+import { migrateOnce } from './migrate.js';
+
+const clients = new Map<string, Promise<DBOSClient>>();
+
+export function dbosClient(database: string): Promise<DBOSClient> {
+  let client = clients.get(database);
+  if (client === undefined) {
+    client = (async () => {
+      const { DBOSClient: Client } = await import('@dbos-inc/dbos-sdk');
+      try {
+        // The first host or worker on a fresh database creates DBOS's tables.
+        await migrateOnce(database);
+        return await Client.create({ systemDatabaseUrl: database, systemDatabasePoolSize: 4 });
+      } catch (error) {
+        throw new WorkflowError('AGENT_FAILED', `cannot reach the remote agents database (${redact(database)}): ${messageOf(error)}; check extensionSettings["remote-agents"].database in the global settings file`);
+      }
+    })();
+    clients.set(database, client);
+    // A failed connection is not cached: the next attempt tries again.
+    client.catch(() => clients.delete(database));
+  }
+  return client;
+}
+
+export async function closeDbosClients(): Promise<void> {
+  const open = [...clients.values()];
+  clients.clear();
+  await Promise.allSettled(open.map(async (client) => (await client).destroy()));
+}
+
+/** The URL without its password, for messages. */
+export function redact(database: string): string {
+  try {
+    const url = new URL(database);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'an unparsable URL';
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * One attempt on a worker: the same `AgentTransport` the host would use
+ * locally (the Pi transport, handed in by `wfcli worker`) runs the frozen
+ * configuration in a worktree at the base commit; each finished turn's
+ * cumulative usage goes to the progress stream (so a host counts the turns
+ * of an execution that died), and the outcome carries the result, usage,
+ * the transcript and the agent's commit. A cancelled workflow (the run
+ * stopped, the agent timed out) aborts the session.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { WorkflowError, isWorkflowError, messageOf, type AgentTransport, type AgentTransportContext, type JsonValue, type RunAccess, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
+import { ATTEMPT_FORMAT, MAX_TRANSCRIPT_BYTES, type AttemptOutcome, type AttemptRequest, type AttemptStats, type ProgressEntry } from './attempt.js';
+import { prepareWorktree, pushChanges } from './worker-git.js';
+
+export interface AttemptRuntime {
+  readonly transport: AgentTransport;
+  readonly repo: string;
+  readonly remote: string;
+  readonly worktrees: string;
+  readonly executor: string;
+  /** Writes one progress entry (DBOS.writeStream in the running step). */
+  progress(entry: ProgressEntry): Promise<void>;
+  /** Settles when the attempt's workflow is cancelled. */
+  cancelled(signal: AbortSignal): Promise<void>;
+}
+
+const ZERO: AttemptStats = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 };
+
+/** A worker runs no run of its own: plugin state and events belong to the host. */
+function detachedAccess(request: AttemptRequest, cwd: string): RunAccess {
+  const refuse = (): never => {
+    throw new WorkflowError('AGENT_FAILED', 'run state is kept by the host, not by a remote worker');
+  };
+  return {
+    run: { runId: request.runId, sessionId: 'remote-worker', cwd },
+    runDir: cwd,
+    workflowName: 'remote-attempt',
+    pluginState: () => undefined,
+    setPluginState: refuse,
+    recordEvent: () => undefined,
+    activeMs: () => 0,
+  };
+}
+
+function failed(request: AttemptRequest, executor: string, error: unknown, extra: Partial<AttemptOutcome> = {}): AttemptOutcome {
+  const code = isWorkflowError(error) ? error.code : 'AGENT_FAILED';
+  return { format: ATTEMPT_FORMAT, status: 'failed', error: { code, message: messageOf(error).slice(0, 65_536) }, stats: ZERO, model: request.model, sessionId: 'none', transcript: '', executor, ...extra };
+}
+
+function transcriptOf(session: WorkflowSession): string {
+  const file = session.reference['sessionFile'];
+  if (typeof file !== 'string') return '';
+  // A transcript past the boundary is cut at its last whole line: the host keeps a readable file.
+  if (statSync(file).size <= MAX_TRANSCRIPT_BYTES) return readFileSync(file, 'utf8');
+  const text = readFileSync(file, 'utf8').slice(0, MAX_TRANSCRIPT_BYTES);
+  return text.slice(0, text.lastIndexOf('\n') + 1);
+}
+
+export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntime): Promise<AttemptOutcome> {
+  let worktree: Awaited<ReturnType<typeof prepareWorktree>> | undefined;
+  const abort = new AbortController();
+  void runtime.cancelled(abort.signal).then(() => abort.abort(), () => undefined);
+  let session: WorkflowSession | undefined;
+  try {
+    worktree = await prepareWorktree(runtime.repo, runtime.remote, runtime.worktrees, request);
+    const input: SessionInput = {
+      cwd: worktree.cwd,
+      model: request.model,
+      tools: request.tools,
+      sessionLabel: request.label,
+      settings: request.settings,
+      options: request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema },
+      ...(request.systemPromptAppend === undefined ? {} : { systemPromptAppend: request.systemPromptAppend }),
+    };
+    const context: AgentTransportContext = {
+      run: { cwd: worktree.cwd, sessionId: 'remote-worker', runId: request.runId, workflow: { name: 'remote-attempt' }, args: null, signal: abort.signal },
+      settings: request.settings,
+      identity: request.identity,
+      attempt: request.attempt,
+      signal: abort.signal,
+      access: detachedAccess(request, worktree.cwd),
+      projectTrusted: request.projectTrusted,
+      prepared: {
+        model: request.model,
+        tools: request.preparedTools,
+        skills: request.skills,
+        extensions: request.extensions,
+        excludeTools: request.excludeTools,
+        ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+        ...(request.systemPromptAppend === undefined ? {} : { systemPromptAppend: request.systemPromptAppend }),
+        ...(request.contextFiles === undefined ? {} : { contextFiles: request.contextFiles }),
+        ...(request.turnControl === undefined ? {} : { turnControl: request.turnControl }),
+        ...(request.rootTools === undefined ? {} : { rootTools: request.rootTools }),
+      },
+    };
+    session = await runtime.transport.createSession(input, context);
+    const live = session;
+    const execution = live.nativeSessionId ?? request.workflowId;
+    let submitted: { value: JsonValue } | undefined;
+    let writes = Promise.resolve();
+    live.subscribe((progress) => {
+      if (progress.type === 'result' && submitted === undefined) submitted = { value: progress.value };
+      if (progress.type === 'turn_end') writes = writes.then(() => runtime.progress({ execution, stats: progress.stats })).catch(() => undefined);
+    });
+    const onAbort = (): void => void live.abort();
+    abort.signal.addEventListener('abort', onAbort, { once: true });
+    let error: unknown;
+    try {
+      await live.prompt(request.prompt, request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema });
+    } catch (thrown) {
+      error = abort.signal.aborted ? new WorkflowError('CANCELLED', 'the remote attempt was cancelled') : thrown;
+    } finally {
+      abort.signal.removeEventListener('abort', onAbort);
+    }
+    await writes;
+    await live.dispose();
+    const commit = error === undefined ? await pushChanges(worktree, runtime.remote, request) : undefined;
+    const model = live.model?.() ?? request.model;
+    const systemPrompt = live.systemPrompt?.();
+    const base = { stats: live.stats(), model: model ?? '', sessionId: execution.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128), transcript: transcriptOf(live), executor: runtime.executor, ...(systemPrompt === undefined ? {} : { systemPrompt }) };
+    if (error !== undefined) return failed(request, runtime.executor, error, base);
+    return { format: ATTEMPT_FORMAT, status: 'completed', ...base, ...(submitted === undefined ? {} : { submitted }), ...(commit === undefined ? {} : { commit }) };
+  } catch (error) {
+    await session?.dispose().catch(() => undefined);
+    return failed(request, runtime.executor, error);
+  } finally {
+    abort.abort();
+    await worktree?.remove().catch(() => undefined);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The worker's repository work for one attempt: its own clone (`--repo`)
+ * fetches from its own remote until it has the attempt's base commit, a
+ * detached worktree at that commit is the agent's folder, and what the agent
+ * changed there (committed or not) goes back as one commit on the attempt's
+ * branch, pushed to the same remote. The remote a worker fetches from is its
+ * clone's, never a URL from the queue: a queued attempt cannot point a
+ * worker at another server.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowError, messageOf } from '../../kernel/index.js';
+import type { AttemptRequest } from './attempt.js';
+import { git } from './git.js';
+
+export interface AttemptWorktree {
+  /** The agent's cwd: the worktree, or its subdirectory the host's agent ran in. */
+  readonly cwd: string;
+  readonly dir: string;
+  remove(): Promise<void>;
+}
+
+/** Fetches until the clone has the base commit; AGENT_FAILED naming the commit, the clone and the remote otherwise. */
+async function ensureCommit(repo: string, remote: string, commit: string): Promise<void> {
+  const has = async (): Promise<boolean> => git(repo, ['cat-file', '-e', `${commit}^{commit}`]).then(() => true, () => false);
+  if (await has()) return;
+  try {
+    await git(repo, ['fetch', '--quiet', '--no-tags', remote]);
+    // A commit that no branch names (a pushed-then-rewound one) can still be fetched by its ID where the server allows it.
+    if (!(await has())) await git(repo, ['fetch', '--quiet', '--no-tags', remote, commit]).catch(() => undefined);
+  } catch (error) {
+    throw new WorkflowError('AGENT_FAILED', `the worker could not fetch from "${remote}" in ${repo}: ${messageOf(error)}`);
+  }
+  if (!(await has())) {
+    throw new WorkflowError(
+      'AGENT_FAILED',
+      `the worker's clone ${repo} does not have the base commit ${commit}, even after fetching from its remote "${remote}": push the commit the run started from (git push) so workers can fetch it`,
+    );
+  }
+}
+
+export async function prepareWorktree(repo: string, remote: string, root: string, request: AttemptRequest): Promise<AttemptWorktree> {
+  const { baseCommit, subdirectory } = request.repository;
+  await ensureCommit(repo, remote, baseCommit);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const dir = path.join(root, request.workflowId.replace(/[^A-Za-z0-9._-]/g, '_'));
+  // A recovered execution finds its predecessor's worktree: it starts again from the base commit.
+  await git(repo, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+  await git(repo, ['worktree', 'prune']);
+  await git(repo, ['worktree', 'add', '--quiet', '--detach', dir, baseCommit]);
+  const cwd = path.resolve(dir, subdirectory);
+  if (cwd !== dir && !cwd.startsWith(`${dir}${path.sep}`)) throw new WorkflowError('AGENT_FAILED', `the attempt's subdirectory ${JSON.stringify(subdirectory)} leaves its worktree`);
+  mkdirSync(cwd, { recursive: true });
+  return {
+    cwd,
+    dir,
+    async remove() {
+      await git(repo, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    },
+  };
+}
+
+/** Commits whatever the agent changed and pushes it to the attempt's branch; undefined when nothing changed. */
+export async function pushChanges(worktree: AttemptWorktree, remote: string, request: AttemptRequest): Promise<{ branch: string; sha: string } | undefined> {
+  const { baseCommit, resultBranch } = request.repository;
+  const dir = worktree.dir;
+  await git(dir, ['add', '--all']);
+  const staged = await git(dir, ['diff', '--cached', '--quiet']).then(() => false, () => true);
+  const identity = ['-c', 'user.name=wfcli worker', '-c', 'user.email=wfcli-worker@localhost'];
+  if (staged) await git(dir, [...identity, 'commit', '--quiet', '--no-verify', '-m', `remote agent ${request.label} (${request.workflowId})`]);
+  const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  if (head === baseCommit) return undefined;
+  try {
+    await git(dir, ['push', '--quiet', '--force', remote, `HEAD:refs/heads/${resultBranch}`]);
+  } catch (error) {
+    throw new WorkflowError('AGENT_FAILED', `the worker could not push the agent's changes to ${resultBranch} on "${remote}": ${messageOf(error)}`);
+  }
+  return { branch: resultBranch, sha: head };
+}

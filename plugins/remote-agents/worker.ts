@@ -1,0 +1,133 @@
+/**
+ * `wfcli worker`: a DBOS process with the attempt workflow registered,
+ * listening to one queue. Each dequeued attempt runs in one DBOS step
+ * (worker-attempt.ts): its outcome is recorded once, so a finished attempt
+ * never runs again; a worker killed mid-step leaves the step unrecorded and
+ * a live worker recovers the attempt (worker-lease.ts), which then runs
+ * again from the start. The worker's executor ID is new at every start.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowError, type AgentTransport } from '../../kernel/index.js';
+import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, PROGRESS_STREAM, parseRequest, type AttemptOutcome } from './attempt.js';
+import { migrateOnce } from './migrate.js';
+import { runAttempt } from './worker-attempt.js';
+import { holdLease } from './worker-lease.js';
+
+export interface WorkerOptions {
+  readonly database: string;
+  readonly queue: string;
+  /** Attempts this worker runs at once (the queue's per-worker concurrency). */
+  readonly concurrency: number;
+  /** The worker's clone of the project. */
+  readonly repo: string;
+  /** The clone's remote it fetches base commits from and pushes agents' commits to. */
+  readonly remote: string;
+  /** The Pi transport (plugins/pi-transport), handed in by the command. */
+  readonly transport: AgentTransport;
+  /** Where attempt worktrees go; default a folder per executor in the OS temp dir. */
+  readonly worktrees?: string;
+  /** How often the queue and cancellations are polled; default 20 ms. */
+  readonly pollMs?: number;
+  /** How often dead workers are looked for; default 1000 ms. */
+  readonly recoveryIntervalMs?: number;
+  readonly log: (line: string) => void;
+  /** The worker lost its lease: end the process without recording anything. */
+  readonly abandon: (reason: string) => never;
+  /** Aborted to stop the worker (SIGINT, SIGTERM): running attempts are cancelled and recovered elsewhere. */
+  readonly signal: AbortSignal;
+}
+
+export interface RunningWorker {
+  readonly executor: string;
+  /** Settles when the worker stopped. */
+  readonly stopped: Promise<void>;
+}
+
+function executorId(): string {
+  const host = os.hostname().replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 64);
+  return `wfcli-worker-${host}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Polls the attempt's workflow status; settles when it is cancelled or the attempt ended. */
+function cancellation(workflowId: string, pollMs: number, read: (id: string) => Promise<{ readonly status: string } | null>): (signal: AbortSignal) => Promise<void> {
+  return async (signal) => {
+    while (!signal.aborted) {
+      const status = await read(workflowId).catch(() => null);
+      if (status?.status === 'CANCELLED') return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(pollMs, 200));
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+    throw new Error('attempt ended');
+  };
+}
+
+export async function runWorker(options: WorkerOptions): Promise<RunningWorker> {
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > 256) {
+    throw new WorkflowError('CONFIG_ERROR', `--concurrency must be an integer from 1 to 256 (got ${options.concurrency})`);
+  }
+  const { DBOS } = await import('@dbos-inc/dbos-sdk');
+  const executor = executorId();
+  const pollMs = options.pollMs ?? 20;
+  const worktrees = options.worktrees ?? path.join(os.tmpdir(), executor);
+  await migrateOnce(options.database);
+  // The lease comes before DBOS: no attempt is taken by an executor whose death nobody could notice.
+  const lease = await holdLease({
+    database: options.database,
+    executor,
+    queue: options.queue,
+    intervalMs: options.recoveryIntervalMs ?? 1000,
+    log: options.log,
+    onLost: (reason) => options.abandon(`the worker ${executor} lost its lease (${reason}); its attempts will be recovered by a live worker`),
+  });
+
+  const attempt = async (raw: unknown): Promise<AttemptOutcome> => {
+    const request = parseRequest(raw);
+    if (request.workflowId !== DBOS.workflowID && !(DBOS.workflowID ?? '').startsWith(`${request.workflowId}/r`)) {
+      throw new WorkflowError('AGENT_FAILED', `the queued attempt names ${request.workflowId} but runs as ${DBOS.workflowID ?? 'no workflow'}`);
+    }
+    const workflowId = DBOS.workflowID ?? request.workflowId;
+    return DBOS.runStep(
+      () =>
+        runAttempt(request, {
+          transport: options.transport,
+          repo: options.repo,
+          remote: options.remote,
+          worktrees,
+          executor,
+          progress: (entry) => DBOS.writeStream(PROGRESS_STREAM, entry),
+          cancelled: cancellation(workflowId, pollMs, (id) => DBOS.getWorkflowStatus(id)),
+        }),
+      { name: 'run-attempt' },
+    );
+  };
+  DBOS.registerWorkflow(attempt, { name: ATTEMPT_WORKFLOW });
+  DBOS.setConfig({
+    name: 'pi-extensible-workflows',
+    systemDatabaseUrl: options.database,
+    executorID: executor,
+    applicationVersion: APPLICATION_VERSION,
+    runAdminServer: false,
+    logLevel: 'error',
+    listenQueues: [options.queue],
+  });
+  await DBOS.launch();
+  await DBOS.registerQueue(options.queue, { workerConcurrency: options.concurrency, minPollingIntervalMs: pollMs, onConflict: 'always_update' });
+  lease.recover();
+  options.log(`worker ${executor} listening on queue ${options.queue} (concurrency ${options.concurrency}, repository ${options.repo})`);
+
+  const stopped = new Promise<void>((resolve) => {
+    const stop = async (): Promise<void> => {
+      // Attempts still running are left PENDING: with the lease released, a live worker recovers them.
+      await DBOS.shutdown().catch(() => undefined);
+      await lease.close();
+      resolve();
+    };
+    if (options.signal.aborted) void stop();
+    else options.signal.addEventListener('abort', () => void stop(), { once: true });
+  });
+  return { executor, stopped };
+}
