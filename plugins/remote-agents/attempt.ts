@@ -15,10 +15,10 @@ import { compileOnFirstUse, formatAjvErrors, WorkflowError, type AgentIdentity, 
 export const ATTEMPT_FORMAT = 1;
 /** The name the worker registers its DBOS workflow under; the host enqueues by it. */
 export const ATTEMPT_WORKFLOW = 'pi-extensible-workflows.agent-attempt';
+/** The DBOS application name of workers and of the queue's registration. */
+export const APPLICATION_NAME = 'pi-extensible-workflows';
 /** Hosts and workers agree on this application version, so any worker runs any host's attempts. */
 export const APPLICATION_VERSION = `pi-extensible-workflows.remote-agents.${ATTEMPT_FORMAT}`;
-/** The stream a worker writes each finished turn's cumulative usage to, per execution. */
-export const PROGRESS_STREAM = 'progress';
 /** A transcript larger than this is not carried back (the RPC boundary). */
 export const MAX_TRANSCRIPT_BYTES = 10 * 1024 * 1024;
 
@@ -81,12 +81,6 @@ export interface AttemptOutcome {
   readonly executor: string;
 }
 
-/** One finished turn of one execution (a recovered attempt runs again under a new execution ID). */
-export interface ProgressEntry {
-  readonly execution: string;
-  readonly stats: AttemptStats;
-}
-
 /** A stable, bounded text for an agent identity: the SHA-256 of its canonical JSON, 24 hex digits. */
 export function identityKey(identity: AgentIdentity): string {
   const canonical = JSON.stringify([identity.structuralPath, identity.callSite, identity.occurrence, identity.parentBreadcrumb ?? null, identity.worktreeOwner ?? null, identity.handle ?? null, identity.turn ?? null]);
@@ -133,13 +127,6 @@ const validateOutcome = compileOnFirstUse<AttemptOutcome>({
     commit: { type: 'object', additionalProperties: false, required: ['branch', 'sha'], properties: { branch: { type: 'string', maxLength: 512 }, sha: SHA } },
     executor: { type: 'string', maxLength: 256 },
   },
-});
-
-const validateProgress = compileOnFirstUse<ProgressEntry>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['execution', 'stats'],
-  properties: { execution: { type: 'string', maxLength: 128 }, stats: STATS },
 });
 
 const validateRequest = compileOnFirstUse<AttemptRequest>({
@@ -193,8 +180,4 @@ export function parseRequest(value: unknown): AttemptRequest {
   if (!validateRequest(value)) throw new WorkflowError('AGENT_FAILED', `the queued attempt is malformed: ${formatAjvErrors(validateRequest.errors)}`);
   if (value.workflowId !== attemptWorkflowId(value.runId, value.identity, value.attempt)) throw new WorkflowError('AGENT_FAILED', `the queued attempt's workflow ID ${value.workflowId} does not match its run, identity and attempt`);
   return value;
-}
-
-export function parseProgress(value: unknown): ProgressEntry | undefined {
-  return validateProgress(value) ? value : undefined;
 }

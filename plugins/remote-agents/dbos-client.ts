@@ -6,8 +6,20 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
 import { migrateOnce } from './migrate.js';
+import { UsageStore } from './usage-store.js';
 
 const clients = new Map<string, Promise<DBOSClient>>();
+const usageStores = new Map<string, UsageStore>();
+
+/** The usage table's reader for a database, made on first use. */
+export function usageStore(database: string): UsageStore {
+  let store = usageStores.get(database);
+  if (store === undefined) {
+    store = new UsageStore(database);
+    usageStores.set(database, store);
+  }
+  return store;
+}
 
 export function dbosClient(database: string): Promise<DBOSClient> {
   let client = clients.get(database);
@@ -31,8 +43,10 @@ export function dbosClient(database: string): Promise<DBOSClient> {
 
 export async function closeDbosClients(): Promise<void> {
   const open = [...clients.values()];
+  const stores = [...usageStores.values()];
   clients.clear();
-  await Promise.allSettled(open.map(async (client) => (await client).destroy()));
+  usageStores.clear();
+  await Promise.allSettled([...open.map(async (client) => (await client).destroy()), ...stores.map((store) => store.close())]);
 }
 
 /** The URL without its password, for messages. */

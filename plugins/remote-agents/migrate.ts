@@ -1,11 +1,15 @@
 /**
- * DBOS's system tables, created or migrated once: two processes migrating a
- * fresh database at the same moment fail with `tuple concurrently updated`,
- * so hosts and workers take one advisory lock around DBOS's own migration.
+ * DBOS's system tables and our usage table, created or migrated once: two
+ * processes migrating a fresh database at the same moment fail with `tuple
+ * concurrently updated`, so hosts and workers take one advisory lock around
+ * the migration. The lock is tried, not waited for inside a statement: a
+ * session blocked in `pg_advisory_lock` holds a snapshot, and DBOS's
+ * `CREATE INDEX CONCURRENTLY` waits for every such snapshot to end.
  */
 import pg from 'pg';
+import { USAGE_DDL } from './usage-store.js';
 
-const MIGRATION_LOCK = 'SELECT pg_advisory_lock(hashtextextended($1, 0))';
+const MIGRATION_LOCK = 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked';
 const MIGRATION_UNLOCK = 'SELECT pg_advisory_unlock(hashtextextended($1, 0))';
 const KEY = 'pi-extensible-workflows.dbos-migration';
 
@@ -22,8 +26,13 @@ export async function migrateOnce(database: string, created = false): Promise<vo
     return migrateOnce(database, true);
   }
   try {
-    await client.query(MIGRATION_LOCK, [KEY]);
+    for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
+      const taken = await client.query<{ locked: boolean }>(MIGRATION_LOCK, [KEY]);
+      if (taken.rows[0]?.locked === true) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     await DBOS.migrate(database);
+    for (const statement of USAGE_DDL) await client.query(statement);
   } finally {
     await client.query(MIGRATION_UNLOCK, [KEY]).catch(() => undefined);
     await client.end().catch(() => undefined);

@@ -1,9 +1,8 @@
 /**
  * A kernel `WorkflowSession` whose one turn runs on a worker: `prompt`
  * enqueues the attempt under its workflow ID (or re-attaches to it: the ID is
- * an idempotency key), follows the worker's progress stream (each finished
- * turn's cumulative usage, per execution) and ends with the worker's outcome.
- * Usage is the sum over executions: an attempt recovered from a dead worker
+ * an idempotency key) and ends with the worker's outcome. Usage is the sum
+ * over executions (usage-store.ts): an attempt recovered from a dead worker
  * counts the turns its first execution finished too. `abort` cancels the
  * DBOS workflow, which the worker notices and stops its Pi session.
  *
@@ -12,11 +11,13 @@
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf, type JsonSchema, type JsonValue, type SessionProgress, type SessionStats, type WorkflowSession } from '../../kernel/index.js';
-import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, PROGRESS_STREAM, parseOutcome, parseProgress, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
+import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseOutcome, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
 import { saveTranscript } from './transcript.js';
+import type { UsageStore } from './usage-store.js';
 
 export interface RemoteSessionOptions {
   readonly client: () => Promise<DBOSClient>;
+  readonly usage: () => UsageStore;
   readonly queue: string;
   /** The attempt without its turn: the prompt and result schema come with `prompt`. */
   readonly request: Omit<AttemptRequest, 'prompt' | 'outputSchema'>;
@@ -30,8 +31,6 @@ export interface RemoteSessionOptions {
 
 const ZERO: AttemptStats = Object.freeze({ inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 });
 const RETRY_CAP_MS = 2000;
-/** The answering execution's key: its outcome's stats replace its stream entries (keyed by its Pi session ID). */
-const FINAL = '\u0000final';
 /** An attempt cancelled with an interrupted segment runs again under `<id>/r<n>` on resume; more than this is a loop. */
 const MAX_RERUNS = 50;
 
@@ -42,7 +41,7 @@ export class RemoteSession implements WorkflowSession {
   readonly turnControlDelivered = true;
   readonly #options: RemoteSessionOptions;
   readonly #listeners = new Set<Listener>();
-  readonly #executions = new Map<string, AttemptStats>();
+  #stats: AttemptStats = ZERO;
   readonly #abort = new AbortController();
   #state: 'idle' | 'running' | 'disposed' = 'idle';
   #workflowId: string;
@@ -69,9 +68,7 @@ export class RemoteSession implements WorkflowSession {
   }
 
   stats(): SessionStats {
-    let total = { ...ZERO };
-    for (const stats of this.#executions.values()) total = add(total, stats);
-    return total;
+    return this.#stats;
   }
 
   subscribe(listener: Listener): () => void {
@@ -88,12 +85,10 @@ export class RemoteSession implements WorkflowSession {
     try {
       const client = await this.#options.client();
       this.#workflowId = await this.#attach(client, request);
-      await this.#follow(client);
       const outcome = parseOutcome(await this.#waitOut(() => client.retrieveWorkflow(this.#workflowId).getResult({ pollingIntervalMs: this.#options.pollMs })), this.#workflowId);
       this.#outcome = outcome;
-      // The outcome's stats are authoritative for the execution that answered.
-      this.#executions.delete(outcome.sessionId);
-      this.#executions.set(FINAL, outcome.stats);
+      // The outcome's stats are the answering execution's; the table holds those of executions that died.
+      this.#stats = add(outcome.stats, await this.#waitOut(() => this.#options.usage().others(this.#workflowId, outcome.sessionId)));
       saveTranscript(this.#options.transcriptFile, outcome);
       this.#emit({ type: 'turn_end', stats: this.stats() });
       if (outcome.status === 'failed') {
@@ -129,34 +124,23 @@ export class RemoteSession implements WorkflowSession {
     const base = attempt.workflowId;
     for (let rerun = 0; rerun <= MAX_RERUNS; rerun += 1) {
       const workflowID = rerun === 0 ? base : `${base}/r${rerun}`;
-      const request: AttemptRequest = { ...attempt, workflowId: workflowID };
-      await this.#waitOut(() => client.enqueue({ queueName: this.#options.queue, workflowName: ATTEMPT_WORKFLOW, workflowID, appVersion: APPLICATION_VERSION }, request));
-      const status = await this.#waitOut(() => client.getWorkflow(workflowID));
-      if (status?.status !== 'CANCELLED') return workflowID;
+      await this.#waitOut(() => client.enqueue({ queueName: this.#options.queue, workflowName: ATTEMPT_WORKFLOW, workflowID, appVersion: APPLICATION_VERSION }, attempt));
+      if (!(await this.#wasCancelled(client, workflowID))) return workflowID;
     }
     throw new WorkflowError('AGENT_FAILED', `the remote attempt ${base} was cancelled more than ${MAX_RERUNS} times`);
   }
 
-  /** Reads the progress stream to its end (the workflow is no longer active). */
-  async #follow(client: DBOSClient): Promise<void> {
-    let offset = 0;
-    for (;;) {
-      try {
-        for await (const entry of client.readStream(this.#workflowId, PROGRESS_STREAM, { offset, pollingIntervalMs: this.#options.pollMs })) {
-          offset += 1;
-          this.#check();
-          const progress = parseProgress(entry);
-          if (progress === undefined) continue;
-          this.#executions.set(progress.execution, progress.stats);
-          this.#emit({ type: 'turn_end', stats: this.stats() });
-        }
-        return;
-      } catch (error) {
-        this.#check();
-        if (!isConnectionError(error)) throw new WorkflowError('AGENT_FAILED', `following the remote attempt ${this.#workflowId} failed: ${messageOf(error)}`);
-        await this.#pause();
-      }
-    }
+  /**
+   * Whether an existing workflow was cancelled: its status says so, or the
+   * worker's recorded outcome does (a cancelled session that still finished
+   * its step is recorded as a success carrying the CANCELLED error).
+   */
+  async #wasCancelled(client: DBOSClient, workflowID: string): Promise<boolean> {
+    const status = await this.#waitOut(() => client.getWorkflow(workflowID));
+    if (status?.status === 'CANCELLED') return true;
+    if (status?.status !== 'SUCCESS') return false;
+    const output: unknown = status.output;
+    return typeof output === 'object' && output !== null && (output as { error?: { code?: unknown } }).error?.code === 'CANCELLED';
   }
 
   /** Calls `read` until the database answers; the wait ends at once when the attempt is aborted. */

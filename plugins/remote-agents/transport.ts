@@ -10,7 +10,7 @@ import { SettingsManager } from '@earendil-works/pi-coding-agent';
 import { WorkflowError, resolveAgentDir, type AgentTransport, type AgentTransportContext, type JsonValue, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { runTranscriptDir } from '../../lib/transcripts/location.js';
 import { ATTEMPT_FORMAT, attemptWorkflowId, identityKey, resultBranch, type AttemptRequest } from './attempt.js';
-import { dbosClient } from './dbos-client.js';
+import { dbosClient, usageStore } from './dbos-client.js';
 import { applyAgentCommit, baseRepository } from './git.js';
 import { RemoteSession } from './session.js';
 import { SETTINGS_KEY, type RemoteSettings } from './settings.js';
@@ -86,6 +86,7 @@ async function createRemoteSession(input: SessionInput, context: AgentTransportC
   };
   return new RemoteSession({
     client: () => dbosClient(settings.database),
+    usage: () => usageStore(settings.database),
     queue: settings.queue,
     request,
     transcriptFile: plannedTranscript(transcriptDir, identityKey(context.identity)),

@@ -2,14 +2,14 @@
  * One attempt on a worker: the same `AgentTransport` the host would use
  * locally (the Pi transport, handed in by `wfcli worker`) runs the frozen
  * configuration in a worktree at the base commit; each finished turn's
- * cumulative usage goes to the progress stream (so a host counts the turns
- * of an execution that died), and the outcome carries the result, usage,
+ * cumulative usage goes to the usage table (usage-store.ts: a host counts the
+ * turns of an execution that died), and the outcome carries the result, usage,
  * the transcript and the agent's commit. A cancelled workflow (the run
  * stopped, the agent timed out) aborts the session.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { WorkflowError, isWorkflowError, messageOf, type AgentTransport, type AgentTransportContext, type JsonValue, type RunAccess, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
-import { ATTEMPT_FORMAT, MAX_TRANSCRIPT_BYTES, type AttemptOutcome, type AttemptRequest, type AttemptStats, type ProgressEntry } from './attempt.js';
+import { ATTEMPT_FORMAT, MAX_TRANSCRIPT_BYTES, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
 import { prepareWorktree, pushChanges } from './worker-git.js';
 
 export interface AttemptRuntime {
@@ -18,8 +18,8 @@ export interface AttemptRuntime {
   readonly remote: string;
   readonly worktrees: string;
   readonly executor: string;
-  /** Writes one progress entry (DBOS.writeStream in the running step). */
-  progress(entry: ProgressEntry): Promise<void>;
+  /** Records an execution's cumulative usage after each finished turn. */
+  progress(execution: string, stats: AttemptStats): Promise<void>;
   /** Settles when the attempt's workflow is cancelled. */
   cancelled(signal: AbortSignal): Promise<void>;
 }
@@ -100,7 +100,7 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     let writes = Promise.resolve();
     live.subscribe((progress) => {
       if (progress.type === 'result' && submitted === undefined) submitted = { value: progress.value };
-      if (progress.type === 'turn_end') writes = writes.then(() => runtime.progress({ execution, stats: progress.stats })).catch(() => undefined);
+      if (progress.type === 'turn_end') writes = writes.then(() => runtime.progress(execution, progress.stats)).catch(() => undefined);
     });
     const onAbort = (): void => void live.abort();
     abort.signal.addEventListener('abort', onAbort, { once: true });

@@ -10,10 +10,11 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowError, type AgentTransport } from '../../kernel/index.js';
-import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, PROGRESS_STREAM, parseRequest, type AttemptOutcome } from './attempt.js';
+import { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseRequest, type AttemptOutcome } from './attempt.js';
 import { migrateOnce } from './migrate.js';
 import { runAttempt } from './worker-attempt.js';
 import { holdLease } from './worker-lease.js';
+import { UsageStore } from './usage-store.js';
 
 export interface WorkerOptions {
   readonly database: string;
@@ -69,7 +70,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > 256) {
     throw new WorkflowError('CONFIG_ERROR', `--concurrency must be an integer from 1 to 256 (got ${options.concurrency})`);
   }
-  const { DBOS } = await import('@dbos-inc/dbos-sdk');
+  const { DBOS, DBOSClient, Error: DBOSErrors } = await import('@dbos-inc/dbos-sdk');
   const executor = executorId();
   const pollMs = options.pollMs ?? 20;
   const worktrees = options.worktrees ?? path.join(os.tmpdir(), executor);
@@ -84,13 +85,22 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
     onLost: (reason) => options.abandon(`the worker ${executor} lost its lease (${reason}); its attempts will be recovered by a live worker`),
   });
 
+  const usage = new UsageStore(options.database);
+  // The queue's limits are in the database before DBOS starts: its first dispatch already honours them.
+  const admin = await DBOSClient.create({ systemDatabaseUrl: options.database, applicationName: APPLICATION_NAME });
+  try {
+    await admin.registerQueue(options.queue, { workerConcurrency: options.concurrency, minPollingIntervalMs: pollMs, onConflict: 'always_update' });
+  } finally {
+    await admin.destroy();
+  }
+
   const attempt = async (raw: unknown): Promise<AttemptOutcome> => {
     const request = parseRequest(raw);
     if (request.workflowId !== DBOS.workflowID && !(DBOS.workflowID ?? '').startsWith(`${request.workflowId}/r`)) {
       throw new WorkflowError('AGENT_FAILED', `the queued attempt names ${request.workflowId} but runs as ${DBOS.workflowID ?? 'no workflow'}`);
     }
     const workflowId = DBOS.workflowID ?? request.workflowId;
-    return DBOS.runStep(
+    const outcome = await DBOS.runStep(
       () =>
         runAttempt(request, {
           transport: options.transport,
@@ -98,15 +108,18 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
           remote: options.remote,
           worktrees,
           executor,
-          progress: (entry) => DBOS.writeStream(PROGRESS_STREAM, entry),
+          progress: (execution, stats) => usage.record(workflowId, execution, stats),
           cancelled: cancellation(workflowId, pollMs, (id) => DBOS.getWorkflowStatus(id)),
         }),
       { name: 'run-attempt' },
     );
+    // A cancelled attempt records no outcome: its workflow stays CANCELLED, and a resumed host runs it again.
+    if (outcome.error?.code === 'CANCELLED') throw new DBOSErrors.DBOSWorkflowCancelledError(workflowId);
+    return outcome;
   };
   DBOS.registerWorkflow(attempt, { name: ATTEMPT_WORKFLOW });
   DBOS.setConfig({
-    name: 'pi-extensible-workflows',
+    name: APPLICATION_NAME,
     systemDatabaseUrl: options.database,
     executorID: executor,
     applicationVersion: APPLICATION_VERSION,
@@ -115,7 +128,6 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
     listenQueues: [options.queue],
   });
   await DBOS.launch();
-  await DBOS.registerQueue(options.queue, { workerConcurrency: options.concurrency, minPollingIntervalMs: pollMs, onConflict: 'always_update' });
   lease.recover();
   options.log(`worker ${executor} listening on queue ${options.queue} (concurrency ${options.concurrency}, repository ${options.repo})`);
 
@@ -124,6 +136,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       // Attempts still running are left PENDING: with the lease released, a live worker recovers them.
       await DBOS.shutdown().catch(() => undefined);
       await lease.close();
+      await usage.close();
       resolve();
     };
     if (options.signal.aborted) void stop();

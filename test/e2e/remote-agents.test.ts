@@ -5,11 +5,12 @@
  * run --script` as the host. Every wait is for an event (a line printed, a
  * model request arrived, a process exited), never for time.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { git, initRepo } from '../plugins/worktrees/git-fixture.js';
-import { createPiHome, runWfcli, type PiHome } from './support/pi-cli.js';
+import { createPiHome, runWfcli, startWfcli, type PiHome } from './support/pi-cli.js';
 import { startPostgres, type PostgresCluster } from './support/postgres.js';
 import { addBareRemote, enableRemoteAgents, startWorker, type Worker } from './support/remote-workers.js';
 import { startScriptedModel, type ScriptedModel } from './support/scripted-model.js';
@@ -22,14 +23,14 @@ interface Journaled {
   readonly transcripts: readonly string[];
 }
 
-let pg: PostgresCluster;
+let cluster: PostgresCluster;
 let model: ScriptedModel;
 const homes: PiHome[] = [];
 const workers: Worker[] = [];
 let databases = 0;
 
 beforeAll(async () => {
-  pg = await startPostgres();
+  cluster = await startPostgres();
   model = await startScriptedModel();
 });
 
@@ -40,7 +41,7 @@ afterEach(async () => {
 afterAll(async () => {
   for (const home of homes) home.close();
   await model?.close();
-  pg?.destroy();
+  cluster?.destroy();
 });
 
 /** A host project with a bare remote, and remote agents on a database of its own (each test its own queue's world). */
@@ -50,8 +51,8 @@ function hostProject(extra: Record<string, unknown> = {}): { host: PiHome; remot
   initRepo(host.cwd);
   const remote = addBareRemote(host);
   databases += 1;
-  const database = pg.url(`remote_${databases}`);
-  pg.createDatabase(`remote_${databases}`);
+  const database = cluster.url(`remote_${databases}`);
+  cluster.createDatabase(`remote_${databases}`);
   enableRemoteAgents(host, database, extra);
   return { host, remote, database };
 }
@@ -74,6 +75,51 @@ async function journaled(host: PiHome, runId: string): Promise<Journaled> {
     .sort((a, b) => a.key.localeCompare(b.key) || a.attempt - b.attempt);
   return { usage: run.usage, attempts, transcripts: run.attempts.flatMap((attempt) => (attempt.transcript === undefined ? [] : [attempt.transcript])) };
 }
+
+/** The DBOS rows of a run's attempts: workflow ID, status and the worker that ran it last. */
+async function attemptRows(database: string, runId: string): Promise<{ id: string; status: string; executor: string }[]> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const rows = await client.query<{ workflow_uuid: string; status: string; executor_id: string }>(
+      "SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 || '/%' ORDER BY workflow_uuid",
+      [runId],
+    );
+    return rows.rows.map((row) => ({ id: row.workflow_uuid, status: row.status, executor: row.executor_id }));
+  } finally {
+    await client.end();
+  }
+}
+
+/** The turns each execution of a run's attempts recorded in the usage table, sorted. */
+async function executionTurns(database: string, runId: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const rows = await client.query<{ turns: number }>("SELECT turns FROM wfcli_remote.attempt_usage WHERE workflow_id LIKE $1 || '/%' ORDER BY turns", [runId]);
+    return rows.rows.map((row) => row.turns);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits for the worker to record a finished turn: the event that the row appears, read until it does. */
+async function turnRecorded(database: string, runId: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if ((await executionTurns(database, runId)).length > 0) return;
+  }
+  throw new Error(`no turn of ${runId} was recorded`);
+}
+
+/** A promise and its resolver: a held model request is answered when the test says so. */
+function gate(): { readonly open: Promise<void>; release(): void } {
+  let release = (): void => undefined;
+  const open = new Promise<void>((resolve) => (release = resolve));
+  return { open, release };
+}
+
+const TOOL_TURN = { toolCalls: [{ name: 'bash', arguments: { command: 'true' } }] };
+const submit = (result: string) => ({ toolCalls: [{ name: 'workflow_result', arguments: { result } }] });
 
 const script = (host: PiHome, name: string, source: string): string => {
   writeFileSync(join(host.cwd, name), source);
@@ -117,5 +163,142 @@ describe('remote agents', () => {
     const shown = await runWfcli(host, ['transcript', remoteJournal.transcripts[2] ?? '']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('Remote writer');
+  });
+
+  it('three workers run three attempts at once', async () => {
+    const { host, remote, database } = hostProject();
+    await workersOn(3, database, remote);
+    const gates = ['Wide one', 'Wide two', 'Wide three'].map((prompt) => ({ prompt, gate: gate() }));
+    for (const { prompt, gate: held } of gates) model.holdNext(prompt, held.open);
+    const source = "return await parallel('wide', { a: () => agent('Wide one'), b: () => agent('Wide two'), c: () => agent('Wide three') });\n";
+    const run = startWfcli(host, ['run', '--script', script(host, 'wide.js', source)]);
+    // Each worker runs one attempt at a time: three held requests at once are three workers.
+    await Promise.all(gates.map(({ prompt }) => model.waitForAgentRequest(prompt, 1)));
+    for (const { gate: held } of gates) held.release();
+    const result = await run.exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result)).toEqual({ a: 'Wide one: done', b: 'Wide two: done', c: 'Wide three: done' });
+    const rows = await attemptRows(database, runIdOf(result));
+    expect(rows.map((row) => row.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+    expect(new Set(rows.map((row) => row.executor)).size).toBe(3);
+  });
+
+  it('a worker killed with kill -9 mid-attempt: a live worker runs the attempt again, the value is right, usage counts both executions', async () => {
+    const { host, remote, database } = hostProject();
+    const [first] = await workersOn(1, database, remote);
+    // Turn 1 finishes (its usage reaches the stream); turn 2 of the first execution never gets an answer.
+    model.agent('Crash task', (turn) => (turn.request === 1 || turn.request === 3 ? TOOL_TURN : turn.request === 2 ? new Promise(() => undefined) : submit('survived')));
+    const run = startWfcli(host, ['run', '--script', script(host, 'crash.js', "return await agent('Crash task');\n")]);
+    await model.waitForAgentRequest('Crash task', 2);
+    const runId = await run.printed(/^run (wf-\S+)$/m).then((match) => match[1] ?? '');
+    await turnRecorded(database, runId);
+    const killed = await first?.process.kill();
+    expect(killed?.signal).toBe('SIGKILL');
+    const [second] = await workersOn(1, database, remote);
+    const result = await run.exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result)).toBe('survived');
+    expect(model.agentRequests('Crash task')).toBe(4);
+    const rows = await attemptRows(database, runId);
+    expect(rows).toEqual([{ id: expect.stringMatching(new RegExp(`^${runId}/[0-9a-f]{24}/1$`)), status: 'SUCCESS', executor: second?.executor }]);
+    const journal = await journaled(host, runId);
+    // One attempt in the journal, three model turns in its usage: one of the dead execution, two of the live one.
+    expect(await executionTurns(database, runId)).toEqual([1, 2]);
+    expect(journal.attempts).toHaveLength(1);
+    expect(journal.attempts[0]?.usage).toMatchObject({ inputTokens: 30, outputTokens: 15 });
+  });
+
+  it('the host killed mid-run, then wfcli resume: the in-flight attempt is re-attached by its ID and runs once', async () => {
+    const { host, remote, database } = hostProject();
+    await workersOn(1, database, remote);
+    const held = gate();
+    model.holdNext('Reattach task', held.open);
+    const source = "const first = await agent('Reattach first');\nconst second = await agent('Reattach task');\nreturn { first, second };\n";
+    const run = startWfcli(host, ['run', '--script', script(host, 'reattach.js', source)]);
+    await model.waitForAgentRequest('Reattach task', 1);
+    const killed = await run.kill();
+    const runId = runIdOf(killed);
+    const resumed = startWfcli(host, ['resume', runId]);
+    // The resumed host finds the attempt by its ID while it still runs on the worker.
+    await resumed.printed(new RegExp(`^run ${runId}$`, 'm'));
+    held.release();
+    const result = await resumed.exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result)).toEqual({ first: 'Reattach first: done', second: 'Reattach task: done' });
+    expect(model.agentRequests('Reattach first')).toBe(1);
+    expect(model.agentRequests('Reattach task')).toBe(1);
+    const rows = await attemptRows(database, runId);
+    expect(rows.map((row) => row.status)).toEqual(['SUCCESS', 'SUCCESS']);
+  });
+
+  it('wfcli stop cancels the running and the queued attempts', async () => {
+    const { host, remote, database } = hostProject();
+    const [worker] = await workersOn(1, database, remote);
+    // One worker, one attempt at a time: whichever is dequeued first runs (held), the other waits in the queue.
+    model.holdNext('Stop one');
+    model.holdNext('Stop two');
+    const source = "return await parallel('stop', { a: () => agent('Stop one'), b: () => agent('Stop two') });\n";
+    const run = startWfcli(host, ['run', '--script', script(host, 'stop.js', source)]);
+    await Promise.race([model.waitForAgentRequest('Stop one', 1), model.waitForAgentRequest('Stop two', 1)]);
+    const runId = await run.printed(/^run (wf-\S+)$/m).then((match) => match[1] ?? '');
+    const stopped = await runWfcli(host, ['stop', runId, '--json']);
+    expect(json(stopped)).toEqual({ stopped: true });
+    const result = await run.exited;
+    expect(result.code).toBe(1);
+    const rows = await attemptRows(database, runId);
+    expect(rows.map((row) => row.status)).toEqual(['CANCELLED', 'CANCELLED']);
+    expect(model.agentRequests('Stop one') + model.agentRequests('Stop two')).toBe(1);
+    // The worker stopped the cancelled session and takes the next attempt.
+    const next = await runWfcli(host, ['run', '--script', script(host, 'after-stop.js', "return await agent('After stop');\n")]);
+    expect(json(next)).toBe('After stop: done');
+    expect(worker?.process.pid).toBeDefined();
+  });
+
+  it('a worker whose clone cannot get the base commit fails the attempt with a clear error', async () => {
+    const { host, remote, database } = hostProject();
+    await workersOn(1, database, remote);
+    writeFileSync(join(host.cwd, 'local-only.txt'), 'not pushed\n');
+    git(host.cwd, 'add', 'local-only.txt');
+    git(host.cwd, 'commit', '--quiet', '-m', 'local only');
+    const base = git(host.cwd, 'rev-parse', 'HEAD');
+    const result = await runWfcli(host, ['run', '--script', script(host, 'unpushed.js', "return await agent('Unpushed task');\n")]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^AGENT_FAILED: /m);
+    expect(result.stderr).toContain(`does not have the base commit ${base}`);
+    expect(result.stderr).toContain('git push');
+    expect(model.agentRequests('Unpushed task')).toBe(0);
+  });
+
+  it('Postgres restarted mid-run: the worker gives its attempt up, the host waits, a new worker finishes it with the right value', async () => {
+    const { host, remote, database } = hostProject();
+    const [first] = await workersOn(1, database, remote);
+    model.holdNext('Restart task');
+    const run = startWfcli(host, ['run', '--script', script(host, 'restart.js', "return await agent('Restart task');\n")]);
+    await model.waitForAgentRequest('Restart task', 1);
+    cluster.stop();
+    cluster.start();
+    // Its lease is gone with the server: the worker stops without recording anything.
+    const gone = await first?.process.exited;
+    expect(gone?.code).toBe(75);
+    expect(gone?.stderr).toContain('lost its lease');
+    await workersOn(1, database, remote);
+    const result = await run.exited;
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result)).toBe('Restart task: done');
+    expect(model.agentRequests('Restart task')).toBe(2);
+  });
+
+  it('a project settings file cannot turn remote agents on', async () => {
+    const host = createPiHome(model);
+    homes.push(host);
+    const file = join(host.cwd, '.pi', 'pi-extensible-workflows', 'settings.json');
+    mkdirSync(join(host.cwd, '.pi', 'pi-extensible-workflows'), { recursive: true });
+    writeFileSync(file, JSON.stringify({ extensionSettings: { 'remote-agents': { database: 'postgres://attacker.example/db' } } }));
+    const result = await runWfcli(host, ['run', '--approve', '--script', script(host, 'project.js', "return await agent('Project task');\n")]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^CONFIG_ERROR: /m);
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toContain('global settings file only');
+    expect(model.agentRequests('Project task')).toBe(0);
   });
 });
