@@ -5,10 +5,14 @@
  * nothing more; a file that is missing or not JSON names nothing (a launch
  * reports a malformed file itself). A project file counts too, so the
  * feature loads and its validator can refuse a project-level key by name.
+ *
+ * The lazy-entry module Pi loads at start must stay one module
+ * (test/build/manifest.test.ts), so the two paths are spelled here rather
+ * than imported from kernel/settings/paths.ts, which they mirror.
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { expandHome, settingsPaths, AGENT_DIR_ENV } from '../../kernel/settings/paths.js';
+import path from 'node:path';
 
 function names(file: string, key: string): boolean {
   let data: unknown;
@@ -23,8 +27,9 @@ function names(file: string, key: string): boolean {
 }
 
 export function settingNamed(key: string, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): boolean {
-  const override = env[AGENT_DIR_ENV];
-  const agentDir = override === undefined || override === '' ? `${os.homedir()}/.pi/agent` : expandHome(override, os.homedir());
-  const { globalPath, projectPath } = settingsPaths(cwd, agentDir);
-  return names(globalPath, key) || names(projectPath, key);
+  const home = os.homedir();
+  const override = env['PI_CODING_AGENT_DIR'];
+  const agentDir = override === undefined || override === '' ? path.join(home, '.pi', 'agent') : path.resolve(override === '~' ? home : override.startsWith('~/') ? path.join(home, override.slice(2)) : override);
+  const file = path.join('pi-extensible-workflows', 'settings.json');
+  return names(path.join(agentDir, file), key) || names(path.join(path.resolve(cwd), '.pi', file), key);
 }

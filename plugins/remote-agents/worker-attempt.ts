@@ -56,6 +56,9 @@ function transcriptOf(session: WorkflowSession): string {
   return text.slice(0, text.lastIndexOf('\n') + 1);
 }
 
+/** Worktrees still being removed; the worker waits for them before it stops. */
+export const removals = new Set<Promise<void>>();
+
 export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntime): Promise<AttemptOutcome> {
   let worktree: Awaited<ReturnType<typeof prepareWorktree>> | undefined;
   const abort = new AbortController();
@@ -125,6 +128,11 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     return failed(request, runtime.executor, error);
   } finally {
     abort.abort();
-    await worktree?.remove().catch(() => undefined);
+    // The outcome does not wait for the worktree's removal; a recovered execution removes a leftover itself.
+    if (worktree !== undefined) {
+      const removal = worktree.remove().catch(() => undefined);
+      removals.add(removal);
+      void removal.finally(() => removals.delete(removal));
+    }
   }
 }

@@ -7,7 +7,7 @@
  * clone's, never a URL from the queue: a queued attempt cannot point a
  * worker at another server.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
 import type { AttemptRequest } from './attempt.js';
@@ -45,8 +45,10 @@ export async function prepareWorktree(repo: string, remote: string, root: string
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const dir = path.join(root, request.workflowId.replace(/[^A-Za-z0-9._-]/g, '_'));
   // A recovered execution finds its predecessor's worktree: it starts again from the base commit.
-  await git(repo, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
-  await git(repo, ['worktree', 'prune']);
+  if (existsSync(dir)) {
+    await git(repo, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    await git(repo, ['worktree', 'prune']);
+  }
   await git(repo, ['worktree', 'add', '--quiet', '--detach', dir, baseCommit]);
   const cwd = path.resolve(dir, subdirectory);
   if (cwd !== dir && !cwd.startsWith(`${dir}${path.sep}`)) throw new WorkflowError('AGENT_FAILED', `the attempt's subdirectory ${JSON.stringify(subdirectory)} leaves its worktree`);
@@ -64,11 +66,15 @@ export async function prepareWorktree(repo: string, remote: string, root: string
 export async function pushChanges(worktree: AttemptWorktree, remote: string, request: AttemptRequest): Promise<{ branch: string; sha: string } | undefined> {
   const { baseCommit, resultBranch } = request.repository;
   const dir = worktree.dir;
-  await git(dir, ['add', '--all']);
-  const staged = await git(dir, ['diff', '--cached', '--quiet']).then(() => false, () => true);
-  const identity = ['-c', 'user.name=wfcli worker', '-c', 'user.email=wfcli-worker@localhost'];
-  if (staged) await git(dir, [...identity, 'commit', '--quiet', '--no-verify', '-m', `remote agent ${request.label} (${request.workflowId})`]);
-  const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  // One git call says both whether the agent changed files and where HEAD is (it may have committed itself).
+  const status = (await git(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all'])).stdout.split('\n');
+  let head = status.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length).trim() ?? '';
+  if (status.some((line) => line !== '' && !line.startsWith('#'))) {
+    await git(dir, ['add', '--all']);
+    const identity = ['-c', 'user.name=wfcli worker', '-c', 'user.email=wfcli-worker@localhost'];
+    await git(dir, [...identity, 'commit', '--quiet', '--no-verify', '-m', `remote agent ${request.label} (${request.workflowId})`]);
+    head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  }
   if (head === baseCommit) return undefined;
   try {
     await git(dir, ['push', '--quiet', '--force', remote, `HEAD:refs/heads/${resultBranch}`]);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { WorkflowError, type AgentTransport } from '../../kernel/index.js';
 import { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseRequest, type AttemptOutcome } from './attempt.js';
 import { migrateOnce } from './migrate.js';
-import { runAttempt } from './worker-attempt.js';
+import { removals, runAttempt } from './worker-attempt.js';
 import { holdLease } from './worker-lease.js';
 import { UsageStore } from './usage-store.js';
 
@@ -135,6 +135,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
     const stop = async (): Promise<void> => {
       // Attempts still running are left PENDING: with the lease released, a live worker recovers them.
       await DBOS.shutdown().catch(() => undefined);
+      await Promise.allSettled([...removals]);
       await lease.close();
       await usage.close();
       resolve();

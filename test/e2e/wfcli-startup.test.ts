@@ -7,7 +7,8 @@
  * `wfcli view` serves a run's list, page and model the same way, and ends
  * cleanly on SIGTERM.
  * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
- * cache in the store, never through a link. A resolve hook registered before
+ * cache in the store, never through a link, and loads nothing of remote
+ * agents (their entry loads only when a settings file names them). A resolve hook registered before
  * the entry records every module the process resolves; the runs read are
  * real ones, stored by the engine.
  */
@@ -113,6 +114,7 @@ describe('wfcli view', () => {
 
 describe('wfcli run', () => {
   /** Pi's unbundled SDK and the packages its bundle holds: a module of theirs means the SDK loaded twice. */
+  const REMOTE_AGENTS = /\/dist\/plugins\/remote-agents\/library\.js$|\/node_modules\/(@dbos-inc|pg|pg-pool|pg-protocol)\//;
   const UNBUNDLED = /\/node_modules\/(@earendil-works\/(pi-coding-agent\/dist\/(?!bundle\/)|pi-ai\/|pi-tui\/|pi-agent-core\/)|typebox\/)/;
 
   it("loads Pi's SDK from Pi's bundle only, and keeps Node's compile cache in the store", () => {
@@ -124,6 +126,9 @@ describe('wfcli run', () => {
     const evaluated = loaded.filter((line) => line.startsWith('load ')).map((line) => line.slice('load '.length));
     expect(evaluated.some((url) => url.includes('/pi-coding-agent/dist/bundle/'))).toBe(true);
     expect(evaluated.filter((url) => UNBUNDLED.test(url))).toEqual([]);
+    // Without extensionSettings["remote-agents"] in a settings file, nothing of remote agents loads: not its library, DBOS or pg.
+    expect(loaded.filter((url) => REMOTE_AGENTS.test(url))).toEqual([]);
+    expect(loaded.some((url) => url.endsWith('/dist/plugins/remote-agents/index.js'))).toBe(true);
     expect(readdirSync(join(workflowsRoot(home), '.compile-cache')).length).toBeGreaterThan(0);
   });
 

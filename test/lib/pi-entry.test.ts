@@ -5,6 +5,9 @@
  * test/e2e/package-contents.test.ts and test/build/manifest.test.ts.
  */
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importFeature, lazyPiEntry, loadLazyEntries, provideFeatureImporter } from '../../lib/pi-entry/lazy.js';
 import type { EntryManifest } from '../../lib/pi-entry/manifest.js';
@@ -163,6 +166,36 @@ describe('lazyPiEntry', () => {
     }
     expect(log).toEqual(['epsilon factory']);
     expect([...pi.tools.keys()]).toEqual(['epsilon_tool']);
+  });
+
+  it('with loadWhenSetting, loads nothing unless a settings file names the key, and then loads at once', async () => {
+    const log: string[] = [];
+    const manifest: EntryManifest = { format: 1, calls: [], loadWhenSetting: 'zeta-remote' };
+    let imported = 0;
+    const entry = lazyPiEntry(manifest, async () => ((imported += 1), { default: feature(log, 'zeta') }));
+    const agentDir = mkdtempSync(join(tmpdir(), 'pi-entry-setting-'));
+    const saved = process.env['PI_CODING_AGENT_DIR'];
+    process.env['PI_CODING_AGENT_DIR'] = agentDir;
+    try {
+      const pi = fakePi();
+      expect(entry(pi.api)).toBeUndefined();
+      await loadLazyEntries();
+      // A malformed file and a file without the key name nothing.
+      mkdirSync(join(agentDir, 'pi-extensible-workflows'));
+      writeFileSync(join(agentDir, 'pi-extensible-workflows', 'settings.json'), '{ not json');
+      expect(entry(pi.api)).toBeUndefined();
+      writeFileSync(join(agentDir, 'pi-extensible-workflows', 'settings.json'), JSON.stringify({ extensionSettings: { other: {} } }));
+      expect(entry(pi.api)).toBeUndefined();
+      expect(imported).toBe(0);
+      writeFileSync(join(agentDir, 'pi-extensible-workflows', 'settings.json'), JSON.stringify({ extensionSettings: { 'zeta-remote': { database: 'postgres://db' } } }));
+      await entry(pi.api);
+      expect(log).toEqual(['zeta factory']);
+      expect([...pi.tools.keys()]).toEqual(['zeta_tool']);
+    } finally {
+      if (saved === undefined) delete process.env['PI_CODING_AGENT_DIR'];
+      else process.env['PI_CODING_AGENT_DIR'] = saved;
+      rmSync(agentDir, { recursive: true, force: true });
+    }
   });
 
   it('a feature that fails to load fails its own forwarders; the other entries still load', async () => {
