@@ -231,6 +231,26 @@ describe('remote agents', () => {
     expect(rows.map((row) => row.status)).toEqual(['SUCCESS', 'SUCCESS']);
   });
 
+  it('the host interrupted (Ctrl-C) cancels its attempt; wfcli resume runs it again under a new ID, once', async () => {
+    const { host, remote, database } = hostProject();
+    await workersOn(1, database, remote);
+    model.holdNext('Interrupted task');
+    const run = startWfcli(host, ['run', '--script', script(host, 'interrupt.js', "return await agent('Interrupted task');\n")]);
+    await model.waitForAgentRequest('Interrupted task', 1);
+    const interrupted = await run.interrupt();
+    const runId = runIdOf(interrupted);
+    expect(interrupted.stderr).toContain(`interrupted: run ${runId} was interrupted`);
+    const resumed = await runWfcli(host, ['resume', runId]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(json(resumed)).toBe('Interrupted task: done');
+    expect(model.agentRequests('Interrupted task')).toBe(2);
+    const rows = await attemptRows(database, runId);
+    expect(rows.map((row) => [row.id.slice(runId.length).replace(/[0-9a-f]{24}/, '<identity>'), row.status])).toEqual([
+      ['/<identity>/1', 'CANCELLED'],
+      ['/<identity>/1/r1', 'SUCCESS'],
+    ]);
+  });
+
   it('wfcli stop cancels the running and the queued attempts', async () => {
     const { host, remote, database } = hostProject();
     const [worker] = await workersOn(1, database, remote);
