@@ -1,5 +1,5 @@
 /**
- * The hook table: seven points, each a frozen group of named tapable hooks.
+ * The hook table: eight points, each a frozen group of named tapable hooks.
  * The kind of every hook follows tapable's contract, and its error policy is
  * stated beside it. Only the kernel's owner modules call hooks; plugins get the
  * tap-only view built in plugin-api.ts.
@@ -175,6 +175,20 @@ export interface JournalObservation {
 }
 
 /**
+ * One `log(message)` of a script, after its run event and journal record are
+ * persisted. The message is script-chosen text (at most 4 KB, cut on a
+ * character boundary): a tap that shows it escapes and bounds it.
+ */
+export interface LogObservation {
+  readonly run: RunRef;
+  readonly message: string;
+  /** The structural path of the scope that logged (`parallel` names and keys ...). */
+  readonly path: readonly string[];
+  /** ISO time the note was persisted with. */
+  readonly at: string;
+}
+
+/**
  * Failure diagnostics of a stored run (spec 1 `workflow_retry`): each plugin
  * may add its part, keyed by its name under `diagnostics.plugins`.
  */
@@ -239,6 +253,14 @@ export function createHooks() {
       settle: new SyncWaterfallHook<[SegmentSettlement, RunAccess]>(['settlement', 'access'], 'journal.settle'),
       /** Collect plugins' parts of a stored run's failure diagnostics (read-only). A throwing tap fails the diagnostics; a throwing part is a reported problem. */
       diagnose: new SyncHook<[DiagnoseInput]>(['input'], 'journal.diagnose'),
+    }),
+    notes: Object.freeze({
+      /**
+       * Notify: a script's log message was persisted (never one a replayed
+       * segment finds in its journal). Not a WORKFLOW_* event: it carries
+       * script text. A throwing tap is reported, never fatal.
+       */
+      logged: new SyncHook<[LogObservation]>(['entry'], 'notes.logged'),
     }),
     events: Object.freeze({
       /** Observe the ten WORKFLOW_* events after persistence. Best-effort: a throwing tap is reported, never fatal. */

@@ -18,7 +18,7 @@ export type { PluginRegistryState, WorkflowPluginEntry } from './plugin-registry
 export { agentTree, pathLevels } from './agent-tree.js';
 export type { AgentTreeNode, PathLevel } from './agent-tree.js';
 export { createHooks } from './hooks.js';
-export type { AgentPlaceInput, AgentPlacement, DiagnoseInput, HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
+export type { AgentPlaceInput, AgentPlacement, DiagnoseInput, HookPointName, JournalObservation, KernelHooks, KernelPreparationContext, LaunchInput, LogObservation, ModelInventory, ModelInventoryInput, RegistryFrozenInput, RunRef, SegmentInput, SegmentSettlement, TransportSelectInput } from './hooks.js';
 export { startWorkflowSession, shutdownWorkflowSession } from './session.js';
 export * from './errors.js';
 export { MINIMUM_NODE_VERSION, assertSupportedNode, unsupportedNode } from './node-version.js';

@@ -30,7 +30,7 @@ import { deepFreeze } from '../json.js';
 import { promptSyntaxOf, type PromptSyntax } from '../template.js';
 import type { RunState } from '../states.js';
 import { asWorkflowError, persistFailure, scriptEnding } from './settle.js';
-import { noteLog, notePhase } from './ops/notes.js';
+import { noteLog, notePhase, observeLog } from './ops/notes.js';
 import type { RunAccess } from '../contracts/run-access.js';
 import { ActiveClock, createRunAccess } from './run-access.js';
 import { ScopeCwds } from './scope-cwds.js';
@@ -352,7 +352,7 @@ export class RunExecution implements FunctionHost {
 
   notify(op: string, site: string, scope: Scope, args: readonly JsonValue[]): void {
     if (op === 'phase') return notePhase(this.#record, this.#notes, scope, args, this.#invocations.breadcrumb(scope));
-    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay, budget: this.#notes }, site, scope, args);
+    if (op === 'log') return noteLog({ record: this.#record, journal: this.#journal, counter: this.#counter, replay: this.#replay, budget: this.#notes, logged: (note) => observeLog(this.#env.kernel.hooks.notes.logged, { run: this.#access.run, ...note }, this.#env.warn) }, site, scope, args);
     if (op === 'agent.create') return this.#agents.create(scope, args, site);
     throw new WorkflowError('INTERNAL_ERROR', `unknown workflow notification "${op}"`);
   }

@@ -9,7 +9,7 @@ import type { KernelPreparationContext } from '../../kernel/hooks.js';
 import { WORKFLOW_PHASE_CHANGED_EVENT, type WorkflowEvent } from '../../kernel/events.js';
 import { memoryRunAccess } from '../support/run-access.js';
 
-const POINTS = ['registry', 'preparation', 'setup', 'transport', 'journal', 'events', 'host'];
+const POINTS = ['registry', 'preparation', 'setup', 'transport', 'journal', 'notes', 'events', 'host'];
 
 function plugin(name: string, apply: (kernel: PluginKernel) => void): KernelPlugin {
   return { name, apply };
@@ -28,7 +28,7 @@ const preparation = (): AgentPreparation => ({ skills: [], extensions: [], tools
 const context = { segment: {} } as KernelPreparationContext;
 
 describe('createKernel', () => {
-  it('declares the seven hook points as frozen groups of named tapable hooks', () => {
+  it('declares the eight hook points as frozen groups of named tapable hooks', () => {
     const kernel = createKernel();
     expect(Object.keys(kernel.hooks)).toEqual(POINTS);
     expect(Object.isFrozen(kernel.hooks)).toBe(true);

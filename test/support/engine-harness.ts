@@ -30,6 +30,8 @@ export interface HarnessOptions {
   readonly sandbox?: EngineOptions['sandbox'];
   /** Extra kernel plugins (budgets, worktrees ...), applied after the echo transport. */
   readonly plugins?: readonly KernelPlugin[];
+  /** What the engines report without failing a run (a throwing observer ...). */
+  readonly onWarning?: EngineOptions['onWarning'];
 }
 
 export interface Harness {
@@ -152,6 +154,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
       agentDir,
       home,
       ...(sandbox ? { sandbox } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     });
     engines.push(engine);
     return engine;

@@ -4,6 +4,7 @@
  * so a replayed segment does not log it again.
  */
 import { WorkflowError } from '../../errors.js';
+import type { LogObservation } from '../../hooks.js';
 import type { JsonValue } from '../../json.js';
 import type { Journal } from '../../store/index.js';
 import { JOURNAL_VERSION, type JournalRecord } from '../journal-record.js';
@@ -11,6 +12,7 @@ import type { OccurrenceCounter, Scope } from '../keys.js';
 import type { RunRecord } from '../run-record.js';
 import { appendRunEvent, LOG_LIMIT_BYTES, prefix } from '../run-log.js';
 import type { NoteBudget } from './note-budget.js';
+import { asWorkflowError } from '../settle.js';
 
 /**
  * A phase set inside a registered function is named after the call that set
@@ -38,6 +40,8 @@ export interface LogDeps {
   readonly counter: OccurrenceCounter;
   readonly replay: ReadonlyMap<string, JournalRecord>;
   readonly budget: NoteBudget;
+  /** Told of each newly persisted message (the `notes.logged` hook); never of a replayed one. */
+  readonly logged: (note: { readonly message: string; readonly path: readonly string[]; readonly at: string }) => void;
 }
 
 export function noteLog(deps: LogDeps, site: string, scope: Scope, args: readonly JsonValue[]): void {
@@ -47,6 +51,18 @@ export function noteLog(deps: LogDeps, site: string, scope: Scope, args: readonl
   claim.release();
   if (deps.replay.has(claim.key)) return;
   deps.budget.admit('log', args);
-  appendRunEvent(deps.record.runDir, { at: new Date().toISOString(), type: 'log', message: prefix(message, LOG_LIMIT_BYTES), path: [...scope] });
-  deps.journal.append({ v: JOURNAL_VERSION, key: claim.key, at: new Date().toISOString(), kind: 'log' });
+  const at = new Date().toISOString();
+  const note = { message: prefix(message, LOG_LIMIT_BYTES), path: [...scope] };
+  appendRunEvent(deps.record.runDir, { at, type: 'log', ...note });
+  deps.journal.append({ v: JOURNAL_VERSION, key: claim.key, at, kind: 'log' });
+  deps.logged({ ...note, at });
+}
+
+/** Calls `notes.logged`: the message is already persisted, so a tap that throws is reported and the script goes on. */
+export function observeLog(hook: { call(entry: LogObservation): void }, entry: LogObservation, warn: ((error: WorkflowError) => void) | undefined): void {
+  try {
+    hook.call(entry);
+  } catch (error) {
+    warn?.(asWorkflowError(error));
+  }
 }
