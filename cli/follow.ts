@@ -2,7 +2,7 @@
  * Following one execution segment of a headless run to its end (`run`,
  * `resume`, `retry`): the run ID on stderr at once, a progress line when
  * stderr is a terminal (else one log line per phase, agent start and end,
- * and run state change), the value on stdout at the end.
+ * run state change and script log message), the value on stdout at the end.
  *
  * - A checkpoint that starts awaiting a decision stops the run: nobody can
  *   answer it headless (the launch check catches the static ones first).
@@ -45,8 +45,8 @@ export async function followRun(local: LocalPiSession, handle: RunHandle, io: Cl
     void host.engine.stop(host.cwd, runId).catch(() => undefined);
   });
   const stopProgress = io.stderrIsTTY
-    ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) })
-    : startProgressLog(local.events, runId, io.stderr);
+    ? startProgress(local.events, { runId, name: options.name }, { write: io.stderr, ...(io.columns === undefined ? {} : { columns: io.columns }) }, local.logs)
+    : startProgressLog(local.events, runId, io.stderr, local.logs);
   let interrupted = false;
   const stopInterrupt = io.onInterrupt?.(() => {
     interrupted = true;

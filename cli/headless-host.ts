@@ -36,6 +36,7 @@ import { PACKAGE_NAME, findPackage } from '../plugins/host/package-info.js';
 import { setEmbedderTrust } from '../plugins/host/session-trust.js';
 import type { ProjectTrust } from '../plugins/host/trust-state.js';
 import { decideProjectTrust } from '../plugins/host/trust.js';
+import { createLogFeed, type LogFeed } from './log-feed.js';
 import { headlessOptionsPlugin, loadedEntries, unprovenError, unprovenRegistrations } from './provenance.js';
 
 export interface LocalPiSessionOptions {
@@ -75,6 +76,8 @@ export interface LocalPiSession {
   readonly loadErrors: readonly string[];
   /** The session's event bus: `WORKFLOW_*` events arrive here (docs/host.md "Events bridge"). */
   readonly events: EventBus;
+  /** The script's log messages of this session's runs (never on the event bus: they are script text). */
+  readonly logs: LogFeed;
   /** Emits `session_shutdown`, disposes the session, then clears the event bus. Idempotent; await it. */
   dispose(): Promise<void>;
 }
@@ -138,6 +141,9 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
     throw abandon(new WorkflowError('CONFIG_ERROR', `This Pi version cannot open a session with the ID ${options.sessionId}, which owns the run`));
   }
   const { session } = await createAgentSessionFromServices({ services, sessionManager });
+  // Contributed before the session starts: the host builds its kernel from the plugins contributed by then.
+  const logs = createLogFeed();
+  contributeWorkflowPlugin(logs.plugin);
 
   let disposed: Promise<void> | undefined;
   const dispose = (): Promise<void> => {
@@ -170,7 +176,7 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
         `The workflow host did not start in the headless Pi session: its entry (dist/src/index.js of ${PACKAGE_NAME}) is not loaded or is filtered out${why.length > 0 ? `; ${why.join('; ')}` : ''}`,
       );
     }
-    return { session, host: started.session, projectTrusted, trust, unproven, warnings: [...warnings, ...startErrors], extensions: loaded.extensions, loadErrors, events: eventBus, dispose };
+    return { session, host: started.session, projectTrusted, trust, unproven, warnings: [...warnings, ...startErrors], extensions: loaded.extensions, loadErrors, events: eventBus, logs: logs.feed, dispose };
   } catch (error) {
     await dispose().catch(() => undefined);
     throw isWorkflowError(error) ? error : new WorkflowError('CONFIG_ERROR', `The headless Pi session could not start: ${messageOf(error)}`, undefined, { cause: error });

@@ -1,8 +1,9 @@
 /**
  * Progress of a headless run when stderr is not a terminal (CI logs, a file,
  * a pipe): one plain line per phase change, agent start and end, and run
- * state change, each with the time since the run was followed, so a log
- * shows what the run did before its value arrives. A terminal gets the
+ * state change, and one `log <message>` line per message the script logs
+ * (escaped, at most LOG_LINE_CHARACTERS), each with the time since the run
+ * was followed, so a log shows what the run did before its value arrives. A terminal gets the
  * redrawn progress line instead (progress.ts).
  */
 import {
@@ -13,7 +14,12 @@ import {
   type WorkflowPhaseChangedEvent,
   type WorkflowRunStateChangedEvent,
 } from '../kernel/index.js';
+import { logLine } from '../lib/log-line.js';
+import type { LogFeed } from './log-feed.js';
 import type { ProgressBus } from './progress.js';
+
+/** A log message is at most 4 KB; escaped control characters can make it longer, so the line is cut here. */
+export const LOG_LINE_CHARACTERS = 1000;
 
 /** Agent states a log line reports: the start of each attempt and the end. `queued` and the waits on children are noise in a log. */
 const LOGGED_AGENT_STATES: ReadonlySet<string> = new Set(['running', 'retrying', 'completed', 'failed', 'cancelled']);
@@ -28,7 +34,7 @@ export function elapsed(ms: number): string {
 }
 
 /** Writes lines until the returned stop function is called. */
-export function startProgressLog(bus: ProgressBus, runId: string, write: (text: string) => void, now: () => number = Date.now): () => void {
+export function startProgressLog(bus: ProgressBus, runId: string, write: (text: string) => void, logs?: LogFeed, now: () => number = Date.now): () => void {
   const started = now();
   const line = (text: string): void => write(`${elapsed(now() - started)} ${text}\n`);
   const mine = (data: unknown): boolean => (data as { runId?: unknown } | null)?.runId === runId;
@@ -51,6 +57,9 @@ export function startProgressLog(bus: ProgressBus, runId: string, write: (text: 
     bus.on(WORKFLOW_RUN_STATE_CHANGED_EVENT, (data) => {
       if (mine(data)) line(`run ${(data as WorkflowRunStateChangedEvent).to}`);
     }),
+    logs?.on((entry) => {
+      if (entry.run.runId === runId) line(`log ${logLine(entry.message, LOG_LINE_CHARACTERS)}`);
+    }) ?? (() => undefined),
   ];
   return () => {
     for (const stop of unsubscribe) stop();

@@ -12,7 +12,9 @@ import {
   type WorkflowPhaseChangedEvent,
   type WorkflowRunStateChangedEvent,
 } from '../kernel/index.js';
+import { logLine } from '../lib/log-line.js';
 import { printable } from '../lib/terminal-text.js';
+import type { LogFeed } from './log-feed.js';
 
 export interface ProgressBus {
   on(channel: string, handler: (data: unknown) => void): () => void;
@@ -47,8 +49,12 @@ export function progressLine(progress: ProgressState, columns = 80): string {
   return line.length < columns ? line : `${line.slice(0, Math.max(0, columns - 2))}…`;
 }
 
-/** Draws until the returned stop function is called, which clears the line. */
-export function startProgress(bus: ProgressBus, run: { readonly runId: string; readonly name: string }, target: ProgressTarget, now: () => number = Date.now): () => void {
+/**
+ * Draws until the returned stop function is called, which clears the line.
+ * Each script log message is printed above the line (`log <message>`, one
+ * terminal row: escaped and cut to the width), so it stays in the scrollback.
+ */
+export function startProgress(bus: ProgressBus, run: { readonly runId: string; readonly name: string }, target: ProgressTarget, logs?: LogFeed, now: () => number = Date.now): () => void {
   const started = now();
   let state = 'running';
   let phase: string | undefined;
@@ -76,6 +82,11 @@ export function startProgress(bus: ProgressBus, run: { readonly runId: string; r
       state = (data as WorkflowRunStateChangedEvent).to;
       draw();
     }),
+    logs?.on((entry) => {
+      if (entry.run.runId !== run.runId) return;
+      target.write(`${CLEAR_LINE}${logLine(`log ${entry.message}`, (target.columns ?? 80) - 1)}\n`);
+      draw();
+    }) ?? (() => undefined),
   ];
   const timer = setInterval(draw, 1000);
   timer.unref();
