@@ -19,6 +19,14 @@ export interface PiToolCall<S> {
   readonly session: S;
   readonly ctx: ExtensionContext;
   readonly signal: AbortSignal | undefined;
+  /** Shows a partial result in the live tool item while the call runs (Pi's `onUpdate`); never sent to the model. */
+  readonly update?: (partial: PartialResult) => void;
+}
+
+/** What the live tool item shows while the call runs: `text` as the item's output, `details` for a renderer. */
+export interface PartialResult {
+  readonly text: string;
+  readonly details: JsonValue;
 }
 
 export interface PiToolSpec<P extends TSchema, S> {
@@ -51,12 +59,14 @@ export function definePiTool<P extends TSchema, S>(spec: PiToolSpec<P, S>, optio
     ...(spec.promptSnippet === undefined ? {} : { promptSnippet: spec.promptSnippet }),
     ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
     parameters: spec.parameters,
-    async execute(toolCallId, params, signal, _onUpdate, ctx) {
+    async execute(toolCallId, params, signal, onUpdate, ctx) {
       const structured = readsStructuredResults(ctx);
+      // Pi 0.87 and 1.5 both pass onUpdate (absent when nobody shows partial results).
+      const update = onUpdate === undefined ? {} : { update: ({ text, details }: PartialResult) => onUpdate({ content: [{ type: 'text', text }], details }) };
       try {
         const session = options.session();
         if (session === undefined) throw new WorkflowError('INTERNAL_ERROR', options.notStarted);
-        return structuredResult((await spec.run(params, { session, ctx, signal })) as JsonValue, structured);
+        return structuredResult((await spec.run(params, { session, ctx, signal, ...update })) as JsonValue, structured);
       } catch (error) {
         return options.errors.fail(toolCallId, error, structured);
       }

@@ -106,7 +106,7 @@ export function createWorkflowHostExtension(options: WorkflowHostOptions = {}): 
       kernel = buildHostKernel({
         ...(options.plugins === undefined ? {} : { plugins: options.plugins() }),
         known: options.known ?? readPluginManifest(pkg()?.root),
-        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools() },
+        bindings: { eventBus: () => pi.events, tools: () => session, rootModel: () => session?.rootModel(), rootTools: () => session?.rootTools(), logged: (entry) => session?.logs.logged(entry) },
       });
       startWorkflowSession(kernel);
       const engine = new HostEngine({

@@ -33,6 +33,7 @@ import { followUpText, runResult, type RunResult } from './delivery.js';
 import { failureDiagnostics, withDiagnostics, type FailureDiagnostics } from './diagnostics.js';
 import type { HostEngine } from './host-engine.js';
 import { PiToolExecutor, isReservedTool } from './tool-executor.js';
+import { LiveLogs } from './live-logs.js';
 import type { ScriptTools } from './tool-primitive.js';
 import type { WorkflowHostView } from './view.js';
 
@@ -83,6 +84,8 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
   readonly #executor: PiToolExecutor;
   /** The engine's kernel; the headless CLI asks its `transport.select` for doctor's agent inspection. */
   readonly kernel: Kernel;
+  /** The log messages of this session's runs, for the foreground waits that follow them. */
+  readonly logs = new LiveLogs();
   readonly #toolCalls = new Map<string, { readonly ctx: ExtensionContext; readonly outcome: Promise<RunOutcome> }>();
   readonly #watched = new WeakSet<Promise<RunOutcome>>();
   readonly #delivery = new Map<string, DeliveryState>();

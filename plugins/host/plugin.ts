@@ -10,8 +10,10 @@
  *   its active tools as `rootTools` (the root candidate set).
  * - `events.emit`: every WORKFLOW_* event onto Pi's inter-extension bus, under
  *   its type as channel (best-effort, like every event).
+ * - `notes.logged`: each log message to the session, for the foreground wait
+ *   that follows its run; never onto the bus (it is script text).
  */
-import type { KernelPlugin } from '../../kernel/index.js';
+import type { KernelPlugin, LogObservation } from '../../kernel/index.js';
 import { TOOLS_PRIMITIVE, checkToolNames, toolsPrimitive, type ScriptTools } from './tool-primitive.js';
 
 export const PLUGIN_NAME = 'host';
@@ -27,6 +29,8 @@ export interface HostBindings {
   readonly rootModel?: () => string | undefined;
   /** The launching Pi session's tools agents may have (its active tools without the runtime's own). */
   readonly rootTools?: () => readonly string[] | undefined;
+  /** A script's log message, persisted. */
+  readonly logged?: (entry: LogObservation) => void;
 }
 
 export function createHostPlugin(bindings: HostBindings = {}): KernelPlugin {
@@ -51,6 +55,7 @@ export function createHostPlugin(bindings: HostBindings = {}): KernelPlugin {
           // Best-effort: a failing listener must not keep the event from other taps.
         }
       });
+      kernel.hooks.notes.logged.tap(PLUGIN_NAME, (entry) => bindings.logged?.(entry));
     },
   };
 }

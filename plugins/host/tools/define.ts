@@ -12,7 +12,7 @@
 import type { ExtensionContext } from '@earendil-works/pi-coding-agent';
 import type { Static, TSchema } from 'typebox';
 import { DEFAULT_SETTINGS, type CodemodeTools } from '../../../kernel/index.js';
-import { definePiTool, type PiToolDefinition, type PiToolSpec } from '../../../lib/pi-tools/define.js';
+import { definePiTool, type PiToolCall, type PiToolDefinition, type PiToolSpec } from '../../../lib/pi-tools/define.js';
 import { errorJson, ToolErrors } from '../../../lib/pi-tools/results.js';
 import type { HostSession } from '../host-session.js';
 
@@ -28,6 +28,8 @@ export interface ToolCall {
   readonly host: HostSession;
   readonly ctx: ExtensionContext;
   readonly signal: AbortSignal | undefined;
+  /** Shows a partial result in the live tool item (lib/pi-tools/define.ts). */
+  readonly update?: PiToolCall<HostSession>['update'];
 }
 
 export { errorJson, ToolErrors };
@@ -39,7 +41,7 @@ export function defineWorkflowTool<P extends TSchema>(
   codemodeTools: CodemodeTools = DEFAULT_SETTINGS.codemodeTools,
 ): WorkflowToolDefinition {
   return definePiTool<P, HostSession>(
-    { ...spec, run: (params, call) => spec.run(params, { host: call.session, ctx: call.ctx, signal: call.signal }) },
+    { ...spec, run: (params, call) => spec.run(params, { host: call.session, ctx: call.ctx, signal: call.signal, ...(call.update === undefined ? {} : { update: call.update }) }) },
     { session: host, errors, codemodeTools, notStarted: 'The workflow runtime is not started in this Pi session' },
   );
 }

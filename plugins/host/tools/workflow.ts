@@ -11,6 +11,7 @@ import type { JsonValue, LaunchRequest, RunHandle } from '../../../kernel/index.
 import type { RunResult } from '../delivery.js';
 import type { HostSession } from '../host-session.js';
 import type { ToolCall, WorkflowToolSpec } from './define.js';
+import { streamLogs } from './log-updates.js';
 import { WORKFLOW_OUTPUT, WORKFLOW_PARAMS } from './schemas.js';
 
 export interface StartedRun {
@@ -45,7 +46,14 @@ export async function followRun(handle: RunHandle, foreground: boolean, call: To
     host.watch(handle);
     return started;
   }
-  const result = await host.finish(handle, call.ctx, call.signal);
+  // The live tool item shows the run's log messages while the call waits.
+  const stopLogs = call.update === undefined ? undefined : streamLogs(host.logs, handle.runId, call.update, () => process.stdout.columns);
+  let result: Awaited<ReturnType<typeof host.finish>>;
+  try {
+    result = await host.finish(handle, call.ctx, call.signal);
+  } finally {
+    stopLogs?.();
+  }
   if (typeof result !== 'string') return inForeground ? { ...result, ...warnings, message: RAN_IN_FOREGROUND } : { ...result, ...warnings };
   return { ...started, message: `${WAIT_ENDS[result]}: run ${handle.runId} continues in the background, and its end arrives as one follow-up message.` };
 }
