@@ -30,4 +30,10 @@ export interface WorkflowHostSession {
    * reaches the session as a `/workflow` resume's does.
    */
   watch(handle: RunHandle): void;
+  /**
+   * Whether a foreground tool call of this session waits on the run now and
+   * shows its log messages in its live item; a run nobody follows so (a
+   * background run, a detached wait) leaves them where else the user looks.
+   */
+  followed(runId: string): boolean;
 }

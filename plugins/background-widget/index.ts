@@ -6,11 +6,14 @@
  * session entry: durable, shown by its renderer, never sent to the model).
  * Print and JSON mode and headless hosts draw neither. The kernel side keeps
  * each engine (registry.engine) and redraws on its events (events.emit).
+ * The log messages of runs no live tool item follows become transcript
+ * entries too (notes.logged; log-entries.ts has the bounds).
  */
 import type { ExtensionAPI, ExtensionContext } from '@earendil-works/pi-coding-agent';
 import { Text } from '@earendil-works/pi-tui';
-import { DEFAULT_SETTINGS, readGlobalSettingsFile, resolveAgentDir, workflowPluginEntry, WORKFLOW_RUN_RESUMED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type KernelPlugin, type StatusSummary, type WorkflowEngineApi, type WorkflowEvent } from '../../kernel/index.js';
-import { RECEIPT_STATES, receiptOf, receiptText, widgetLines, type Receipt } from './view.js';
+import { DEFAULT_SETTINGS, readGlobalSettingsFile, resolveAgentDir, workflowPluginEntry, WORKFLOW_RUN_RESUMED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT, type KernelPlugin, type StatusSummary, type WorkflowEngineApi, type WorkflowEvent, type WorkflowHostSession } from '../../kernel/index.js';
+import { LOG_ENTRY, LogEntries, logEntryLines, type LogEntry } from './log-entries.js';
+import { RECEIPT_STATES, receiptOf, receiptText, runName, widgetLines, type Receipt } from './view.js';
 
 export const PLUGIN_NAME = 'background-widget';
 /** The widget's key and the custom entry type of receipts. */
@@ -23,19 +26,37 @@ interface Surface {
   readonly cwd: string;
   draw(lines: readonly string[]): void;
   receipt(receipt: Receipt): void;
+  readonly logs: LogEntries;
 }
 
 const engines = new Set<WorkflowEngineApi>();
+/** Started host sessions: they know which runs a live tool item follows. */
+const hosts = new Set<WorkflowHostSession>();
 let surface: Surface | undefined;
 let pending: NodeJS.Timeout | undefined;
 /** Runs already given a receipt for their current end (run ID → state). */
 const receipted = new Map<string, string>();
 
+function ownEngine(): WorkflowEngineApi | undefined {
+  const target = surface;
+  return target === undefined ? undefined : [...engines].find((candidate) => candidate.sessionId === target.sessionId);
+}
+
 function ownRuns(): readonly StatusSummary[] {
   const target = surface;
-  if (target === undefined) return [];
-  const engine = [...engines].find((candidate) => candidate.sessionId === target.sessionId);
-  return engine ? engine.list(target.cwd) : [];
+  const engine = ownEngine();
+  return target !== undefined && engine ? engine.list(target.cwd) : [];
+}
+
+/** The workflow's name for a log entry; none when the run cannot be read. */
+function nameOf(runId: string): string | undefined {
+  try {
+    const target = surface;
+    const run = target === undefined ? undefined : ownEngine()?.status(target.cwd, runId);
+    return run === undefined ? undefined : runName(run);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Redraws the tree; a background run that ended since gets its receipt once. */
@@ -58,6 +79,8 @@ function ended(event: WorkflowEvent): void {
   const run = ownRuns().find((candidate) => candidate.runId === event.runId);
   if (run === undefined || run.launchMode !== 'background') return;
   receipted.set(event.runId, event.to);
+  // The run's last messages come before its receipt.
+  target.logs.flush();
   target.receipt(receiptOf({ ...run, state: event.to }));
 }
 
@@ -79,6 +102,15 @@ export const backgroundWidgetPlugin: KernelPlugin = {
       }
       pending ??= setTimeout(refresh, 40);
     });
+    kernel.hooks.host.started.tap(PLUGIN_NAME, (host) => void hosts.add(host));
+    kernel.hooks.host.stopped.tap(PLUGIN_NAME, (host) => void hosts.delete(host));
+    kernel.hooks.notes.logged.tap(PLUGIN_NAME, (entry) => {
+      const target = surface;
+      if (target === undefined || entry.run.sessionId !== target.sessionId) return;
+      // A foreground call that waits on the run shows the message in its live item.
+      if ([...hosts].some((host) => host.sessionId === target.sessionId && host.followed(entry.run.runId))) return;
+      target.logs.add(entry);
+    });
   },
 };
 
@@ -98,6 +130,7 @@ function attach(pi: ExtensionAPI, ctx: ExtensionContext): void {
     cwd: ctx.cwd,
     draw: (lines) => ctx.ui.setWidget(WIDGET_KEY, lines.length === 0 ? undefined : [...lines], { placement: 'aboveEditor' }),
     receipt: (receipt) => pi.appendEntry(RECEIPT_ENTRY, receipt),
+    logs: new LogEntries((entry) => pi.appendEntry(LOG_ENTRY, entry), nameOf),
   };
   refresh();
 }
@@ -109,9 +142,14 @@ export default workflowPluginEntry(backgroundWidgetPlugin, (pi: ExtensionAPI) =>
     const color = receipt.state === 'completed' ? 'success' : receipt.state === 'failed' ? 'error' : 'warning';
     return new Text(theme.fg(color, receiptText(receipt)), 1, 0);
   });
+  pi.registerEntryRenderer<LogEntry>(LOG_ENTRY, (entry, _options, theme) => {
+    if (entry.data === undefined) return undefined;
+    return new Text(theme.fg('dim', logEntryLines(entry.data).join('\n')), 1, 0);
+  });
   pi.on('session_start', (_event, ctx) => attach(pi, ctx));
   pi.on('session_shutdown', (_event, ctx) => {
     if (surface?.sessionId !== ctx.sessionManager.getSessionId()) return;
+    surface.logs.dispose();
     surface = undefined;
     if (pending) clearTimeout(pending);
     pending = undefined;

@@ -143,6 +143,10 @@ export class HostSession implements WorkflowHostView, WorkflowHostSession, Scrip
     return withDiagnostics(error, this.engine, this.kernel, this.cwd, runId);
   }
 
+  followed(runId: string): boolean {
+    return this.logs.following(runId);
+  }
+
   claimRuns(owner: string, owns: (run: StatusSummary) => boolean): void {
     this.#claims.set(owner, owns);
   }

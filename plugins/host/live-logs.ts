@@ -23,6 +23,10 @@ export class LiveLogs {
     };
   }
 
+  following(runId: string): boolean {
+    return this.#listeners.has(runId);
+  }
+
   logged(entry: LogObservation): void {
     for (const listener of this.#listeners.get(entry.run.runId) ?? []) listener(entry);
   }

@@ -5,7 +5,8 @@
  * background run's message becomes a transcript entry of the session (a
  * custom entry, never a message to the model).
  */
-import { realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gated, gateStarted, release } from '../support/engine-harness.js';
 import { createPiHome, installPackage, PI_CLI, piEnv, type PiHome } from './support/pi-cli.js';
@@ -26,7 +27,8 @@ describe('log() messages in a pi process', () => {
     await installPackage(pi);
     model.main(({ prompt, toolResults }) => {
       mainTurns += 1;
-      if (toolResults.length > 0) return { text: 'Noted.' };
+      // The tool's result, and the follow-up message a background run's end brings, get an answer.
+      if (toolResults.length > 0 || !prompt.startsWith('Run it')) return { text: 'Noted.' };
       const foreground = prompt.includes('foreground');
       const name = foreground ? 'fg' : 'bg';
       return { toolCalls: [{ name: 'workflow', arguments: { name, script: script(name, foreground ? 'surveyed' : 'scanned'), foreground } }] };
@@ -36,6 +38,14 @@ describe('log() messages in a pi process', () => {
     pi.close();
     await model.close();
   });
+
+  /** The lines of the session file of `sessionId`. */
+  function sessionLines(sessionId: string): string[] {
+    const sessions = join(pi.agentDir, 'sessions');
+    const file = readdirSync(sessions, { recursive: true, encoding: 'utf8' }).find((name) => name.includes(sessionId) && name.endsWith('.jsonl'));
+    if (file === undefined) throw new Error(`no session file of ${sessionId}`);
+    return readFileSync(join(sessions, file), 'utf8').split('\n');
+  }
 
   /** An interactive pi with the prompt submitted (Pi refuses a prompt while its startup is still in progress). */
   async function promptIn(prompt: string, sessionId: string): Promise<TmuxTerminal> {
@@ -69,6 +79,28 @@ describe('log() messages in a pi process', () => {
     } finally {
       await terminal.close();
     }
+    // The live item showed them: no transcript entry repeats them.
+    expect(sessionLines('live-fg').filter((line) => line.includes('"workflow-log"'))).toEqual([]);
+  });
+
+  it('appends a background run’s log lines to the transcript as a custom entry while the run still runs', async () => {
+    const terminal = await promptIn('Run it in the background', 'live-bg');
+    try {
+      await gateStarted(pi.cwd, 'bg');
+      const shown = await terminal.waitFor((screen) => /Workflow bg \(wf-[0-9a-z]+-[0-9a-f]+\) log:/.test(screen) && screen.includes('scanned \\x1b[31mred\\x1b[0m'), 'the log entry');
+      expect(shown).not.toMatch(/✓ Workflow bg/);
+      release(pi.cwd, 'bg');
+      await terminal.waitFor((screen) => /✓ Workflow bg/.test(screen) && screen.includes('scanned done'), 'the second log entry and the receipt');
+    } finally {
+      await terminal.close();
+    }
+    // Custom entries of the session file: durable, never messages to the model, the last one before the receipt.
+    const lines = sessionLines('live-bg');
+    const entries = lines.filter((line) => line.includes('"workflow-log"')).map((line) => JSON.parse(line) as { type: string; data: { messages: string[] } });
+    expect(entries.map((entry) => [entry.type, entry.data.messages])).toEqual([
+      ['custom', ['scanned \\x1b[31mred\\x1b[0m']],
+      ['custom', ['scanned done']],
+    ]);
+    expect(lines.findIndex((line) => line.includes('"workflow-receipt"'))).toBeGreaterThan(lines.findIndex((line) => line.includes('scanned done')));
   });
 });
-

@@ -146,7 +146,7 @@ export async function createSubagentsFixture(extra: readonly KernelPlugin[] = []
   const kernel = createKernel({ plugins: [scriptedTransportPlugin(() => fixture.script), createSubagentsPlugin(runtime), ...extra] });
   const start = (): void => {
     const engine = new WorkflowEngine({ kernel, sessionId: 'session-1', root: fixture.root, agentDir });
-    const host: WorkflowHostSession = { engine, cwd, sessionId: 'session-1', agentDir, projectTrusted: false, claimRuns: (owner, owns) => void claims.set(owner, owns), watch: () => undefined };
+    const host: WorkflowHostSession = { engine, cwd, sessionId: 'session-1', agentDir, projectTrusted: false, claimRuns: (owner, owns) => void claims.set(owner, owns), watch: () => undefined, followed: () => false };
     kernel.hooks.host.started.call(host);
     Object.assign(fixture, { engine, host, session: runtime.session });
   };
