@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createEventBus } from '@earendil-works/pi-coding-agent';
 import { createKernel, WORKFLOW_AGENT_STATE_CHANGED_EVENT, WORKFLOW_PHASE_CHANGED_EVENT, WORKFLOW_RUN_STATE_CHANGED_EVENT } from '../../kernel/index.js';
 import { createLogFeed } from '../../cli/log-feed.js';
+import { logObservation } from '../support/log-observation.js';
 import { progressLine, startProgress } from '../../cli/progress.js';
 import { LOG_LINE_CHARACTERS, startProgressLog } from '../../cli/progress-log.js';
 
@@ -16,7 +17,7 @@ import { LOG_LINE_CHARACTERS, startProgressLog } from '../../cli/progress-log.js
 function logging() {
   const { plugin, feed } = createLogFeed();
   const kernel = createKernel({ plugins: [plugin] });
-  const log = (runId: string, message: string): void => kernel.hooks.notes.logged.call({ run: { runId, cwd: '/p', sessionId: 's' }, message, path: [], at: '2026-01-01T00:00:00.000Z' });
+  const log = (runId: string, message: string): void => kernel.hooks.notes.logged.call(logObservation(runId, message));
   return { feed, log };
 }
 

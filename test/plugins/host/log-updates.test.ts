@@ -5,13 +5,12 @@
  * one update per burst, nothing after the wait ended.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LogObservation } from '../../../kernel/index.js';
+import { logObservation as entry } from '../../support/log-observation.js';
 import { logLine } from '../../../lib/log-line.js';
 import type { PartialResult } from '../../../lib/pi-tools/define.js';
 import { LiveLogs } from '../../../plugins/host/live-logs.js';
 import { LIVE_LOG_LINES, streamLogs } from '../../../plugins/host/tools/log-updates.js';
 
-const entry = (runId: string, message: string): LogObservation => ({ run: { runId, cwd: '/p', sessionId: 's' }, message, path: [], at: '2026-01-01T00:00:00.000Z' });
 
 afterEach(() => {
   vi.useRealTimers();

@@ -6,10 +6,9 @@
  * again.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LogObservation } from '../../../kernel/index.js';
+import { logObservation as entry } from '../../support/log-observation.js';
 import { ENTRY_MESSAGES, LogEntries, logEntryLines, MESSAGE_CHARACTERS, type LogEntry } from '../../../plugins/background-widget/log-entries.js';
 
-const entry = (runId: string, message: string): LogObservation => ({ run: { runId, cwd: '/p', sessionId: 's' }, message, path: [], at: '2026-01-01T00:00:00.000Z' });
 
 afterEach(() => {
   vi.useRealTimers();
