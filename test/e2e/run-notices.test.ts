@@ -42,13 +42,15 @@ describe('run notices in interactive pi', () => {
     try {
       const before = mainTurns;
       await submitPrompt(terminal, 'Ship it in the foreground', () => mainTurns > before);
-      const asked = await terminal.waitFor((screen) => screen.includes('waits for your decision on checkpoint "ship"') && screen.includes(prompt), 'the checkpoint notice');
+      const status = 'Workflow release waits for your decision on checkpoint "ship": open /workflow to approve or reject';
+      // The notice and the status line are drawn apart: wait for both on one screen.
+      const asked = await terminal.waitFor((screen) => screen.includes('waits for your decision on checkpoint "ship"') && screen.includes(prompt) && screen.includes(status), 'the checkpoint notice and status line');
       const runId = RUN_ID.exec(asked)?.[0] ?? '';
       expect(pi.runIds('foreground')).toEqual([runId]);
       expect(asked).toContain(`Workflow release (run ${runId}) waits for your decision on checkpoint "ship".`);
       expect(asked).toContain('Open /workflow, select the run and approve or reject it.');
       // The status line stays while the decision waits.
-      expect(asked).toContain('Workflow release waits for your decision on checkpoint "ship": open /workflow to approve or reject');
+      expect(asked).toContain(status);
 
       terminal.type('/workflow');
       await terminal.waitForText('/workflow');
