@@ -16,8 +16,8 @@
 import { summarize } from '../kernel/engine/status.js';
 import { shownSnapshot } from '../kernel/engine/stored-run-queries.js';
 import { readRunLock } from '../kernel/store/lock.js';
-import { readRunEvents } from '../kernel/engine/run-events.js';
-import { runTime, stateMarks } from '../lib/run-time.js';
+import { runTime } from '../lib/run-time.js';
+import { lastStateMark } from '../lib/run-time-stored.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { agentNameOf, formatStatus } from './format.js';
@@ -29,7 +29,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   // As the engine's status in a session that executes nothing: an active run nobody owns reads as interrupted.
   const summary = { ...summarize(shownSnapshot(snapshot, runDir, false), false), executing: readRunLock(runDir) !== undefined };
   const diagnostics = summary.state === 'failed' ? await withLocalSession(io, {}, async ({ host }) => host.diagnose(summary)) : undefined;
-  const mark = stateMarks(readRunEvents(runDir).entries).at(-1);
+  const mark = lastStateMark(runDir);
   const now = Date.now();
   // `activeMs` keeps its meaning (as of the last segment end); `time` is wall and active time now (lib/run-time.ts).
   const status = { ...summary, time: runTime(summary, now, mark), delivery: { mode: summary.launchMode, state: 'none' }, ...(diagnostics === undefined ? {} : { diagnostics }) };

@@ -155,7 +155,7 @@ export const DIAGNOSTICS = {
 export const STATUS_OUTPUT = {
   type: 'object',
   additionalProperties: false,
-  required: ['runId', 'sessionId', 'cwd', 'workflow', 'state', 'executing', 'launchMode', 'createdAt', 'updatedAt', 'checkpoints', 'agents', 'plugins', 'proposals', 'delivery'],
+  required: ['runId', 'sessionId', 'cwd', 'workflow', 'state', 'executing', 'launchMode', 'createdAt', 'updatedAt', 'checkpoints', 'agents', 'plugins', 'proposals', 'time', 'delivery'],
   properties: {
     runId: string,
     sessionId: string,
@@ -172,6 +172,13 @@ export const STATUS_OUTPUT = {
     updatedAt: string,
     terminalAt: string,
     activeMs: { type: 'number', minimum: 0 },
+    /** Wall and active time now (lib/run-time.ts); `activeMs` above is as of the last segment end. */
+    time: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['wallMs'],
+      properties: { wallMs: { type: 'number', minimum: 0 }, activeMs: { type: 'number', minimum: 0 } },
+    },
     checkpoints: {
       type: 'array',
       items: {

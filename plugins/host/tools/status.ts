@@ -1,5 +1,7 @@
 /** `workflow_status` (read-only) and `workflow_stop`: one run of this project by ID. */
 import type { StatusSummary } from '../../../kernel/index.js';
+import { runTime } from '../../../lib/run-time.js';
+import { lastStateMark } from '../../../lib/run-time-stored.js';
 import type { WorkflowToolSpec } from './define.js';
 import { RUN_ID_PARAMS, STATUS_OUTPUT, STOP_OUTPUT } from './schemas.js';
 
@@ -7,7 +9,7 @@ export const statusTool: WorkflowToolSpec<typeof RUN_ID_PARAMS> = {
   name: 'workflow_status',
   label: 'Workflow status',
   description:
-    'Read-only status of a workflow run of this project (any session): state, failure, phase, launch mode and delivery, budget and usage, ' +
+    'Read-only status of a workflow run of this project (any session): state, failure, phase, wall and active time, launch mode and delivery, budget and usage, ' +
     'and per-agent state and accounting; a failed run adds diagnostics (what workflow_retry would replay and run again, artifact paths, ' +
     'named worktrees). Fails with RUN_NOT_FOUND for a missing, corrupt or foreign run ID.',
   promptSnippet: 'Show the state, failure, phase, budget and agents of a workflow run',
@@ -17,7 +19,8 @@ export const statusTool: WorkflowToolSpec<typeof RUN_ID_PARAMS> = {
   async run({ runId }, { host }) {
     const summary = host.engine.status(host.cwd, runId);
     const delivery = { mode: summary.launchMode, state: host.delivery(runId) ?? 'none' };
-    return { ...withoutResolverValues(summary), delivery, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
+    const time = runTime(summary, Date.now(), lastStateMark(host.engine.runDirectory(host.cwd, runId)));
+    return { ...withoutResolverValues(summary), time, delivery, ...(summary.state === 'failed' ? { diagnostics: host.diagnose(summary) } : {}) };
   },
 };
 

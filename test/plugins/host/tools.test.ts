@@ -113,6 +113,23 @@ describe('workflow_status and workflow_stop', () => {
     expect((await toolError(fx.call(statusTool, { runId: foreign.runId }))).code).toBe('RUN_NOT_FOUND');
   });
 
+  it('reports wall and active time: a waiting run\'s wall time runs on while its active time stands still', async () => {
+    const { runId } = await launch({ script: 'await checkpoint({ name: "gate", prompt: "go?" }); return 1' });
+    await waitFor(() => fx.harness.engine.status(fx.harness.cwd, String(runId)).state === 'awaiting_input');
+    const first = (await fx.call(statusTool, { runId }))['time'] as { wallMs: number; activeMs: number };
+    expect(first).toEqual({ wallMs: expect.any(Number), activeMs: expect.any(Number) });
+    expect(first.activeMs).toBeLessThanOrEqual(first.wallMs);
+    const createdAt = Date.parse(fx.harness.engine.status(fx.harness.cwd, String(runId)).createdAt);
+    await waitFor(() => Date.now() - createdAt > first.wallMs + 20);
+    const later = (await fx.call(statusTool, { runId }))['time'] as { wallMs: number; activeMs: number };
+    expect(later.wallMs).toBeGreaterThan(first.wallMs);
+    expect(later.activeMs).toBe(first.activeMs);
+    await fx.call(stopTool, { runId });
+    const stopped = fx.harness.engine.status(fx.harness.cwd, String(runId));
+    const end = (await fx.call(statusTool, { runId }))['time'] as { wallMs: number };
+    expect(end.wallMs).toBe(Date.parse(String(stopped.terminalAt)) - createdAt);
+  });
+
   it('stops an active run once; then already_terminal; unknown_run for other sessions and IDs', async () => {
     const { runId } = await launch({ script: 'await checkpoint({ name: "gate", prompt: "go?" }); return 1' });
     await waitFor(() => fx.harness.engine.status(fx.harness.cwd, String(runId)).state === 'awaiting_input');
