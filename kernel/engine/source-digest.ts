@@ -6,15 +6,14 @@
  * taken as it is, and a resume records its digest, so every later resume of
  * that run is checked.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { WorkflowError } from '../errors.js';
-import { SOURCE_FILE, readRunSource } from '../store/index.js';
+import { SOURCE_FILE, readRunSource, sha256Hex } from '../store/index.js';
 import type { RunSnapshot } from './snapshot.js';
 
 /** SHA-256 of the source's UTF-8 bytes, lowercase hex (the bytes workflow.js holds). */
 export function sourceSha256(source: string): string {
-  return createHash('sha256').update(source, 'utf8').digest('hex');
+  return sha256Hex(source);
 }
 
 /** The stored source of a run and its digest; RESUME_INCOMPATIBLE when it is not the source the run was created with. */

@@ -8,9 +8,8 @@
  * append. Bodies are written atomically (a torn body would keep its name
  * forever) but not fsynced: like agent progress, a power loss may lose them.
  */
-import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { appendRegular, checkDirectories, entryKind, makeDirectory, writeFailed, writeFileAtomic } from '../store/index.js';
+import { appendRegular, checkDirectories, entryKind, makeDirectory, sha256Hex, writeFailed, writeFileAtomic } from '../store/index.js';
 
 export const SYSTEM_PROMPTS_FILE = 'system-prompts.json';
 export const SYSTEM_PROMPTS_DIR = '.system-prompts';
@@ -46,7 +45,7 @@ function storedBodies(runDir: string): Set<string> {
 }
 
 export function recordSystemPrompt(runDir: string, record: SystemPromptRecord, prompt: string): string {
-  const sha256 = createHash('sha256').update(prompt).digest('hex');
+  const sha256 = sha256Hex(prompt);
   const bodies = storedBodies(runDir);
   if (!bodies.has(sha256)) {
     const body = join(runDir, SYSTEM_PROMPTS_DIR, `${sha256}.txt`);

@@ -5,8 +5,8 @@ import { FILE_MODE, removeQuietly } from './fs-util.js';
 import { randomSuffix } from './paths.js';
 import { checkDirectories, closeQuietly, fsyncDirectory, openNew, writeAll, writeFailed } from './safe-fs.js';
 
-/** Temp names: a random tag per process and a counter, so a write costs no entropy. */
-const PROCESS_TAG = randomSuffix();
+/** Temp names: a random tag per process (drawn at the first write) and a counter, so a write costs no entropy. */
+let processTag: string | undefined;
 let written = 0;
 
 export interface AtomicWriteOptions {
@@ -36,7 +36,7 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode:
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const dir = path.dirname(target);
   written += 1;
-  const temp = path.join(dir, `.${path.basename(target)}.${PROCESS_TAG}${written.toString(36)}.tmp`);
+  const temp = path.join(dir, `.${path.basename(target)}.${(processTag ??= randomSuffix())}${written.toString(36)}.tmp`);
   let fd: number | undefined;
   try {
     if (options.within !== undefined) checkDirectories(path.dirname(options.within), dir);

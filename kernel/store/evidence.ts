@@ -1,8 +1,8 @@
 /** Content-addressed evidence: `evidence/<sha256>.txt`, written once and never changed. */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { WorkflowError, messageOf } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
+import { sha256Hex } from './digest.js';
 import { DIR_MODE, FILE_MODE } from './fs-util.js';
 import { EVIDENCE_DIR } from './paths.js';
 import { READ_LIMITS, checkDirectory, errnoCode, makeDirectory, readRegularIfExists, writeFailed } from './safe-fs.js';
@@ -21,7 +21,7 @@ export interface StoredEvidence {
  */
 export function writeEvidence(runDir: string, text: string): StoredEvidence {
   const bytes = Buffer.from(text, 'utf8');
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const sha256 = sha256Hex(bytes);
   const dir = path.resolve(runDir, EVIDENCE_DIR);
   const file = path.join(dir, `${sha256}.txt`);
   ensureEvidenceDir(runDir, dir);

@@ -23,6 +23,7 @@ export {
 } from './paths.js';
 export { DIR_MODE, FILE_MODE, READ_ONLY_MODE } from './fs-util.js';
 export { writeFileAtomic } from './atomic.js';
+export { nodeCrypto, randomHex, sha256Hex } from './digest.js';
 export { createLockedRunDirectory, createRunDirectory } from './run-dir.js';
 export type { CreateRunOptions } from './run-dir.js';
 export { readResultText, readRunSource, readSnapshot, writeResult, writeRunReport, writeSnapshot } from './run-files.js';

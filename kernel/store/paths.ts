@@ -2,10 +2,10 @@
  * Where runs live on disk and what an id may look like. Every id that reaches a
  * path is validated here first, so no caller can escape the workflows root.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowError } from '../errors.js';
+import { randomHex, sha256Text } from './digest.js';
 
 export const SOURCE_FILE = 'workflow.js';
 export const SNAPSHOT_FILE = 'snapshot.json';
@@ -32,7 +32,7 @@ export function workflowsRoot(home: string = os.homedir()): string {
 /** `<slug>-<hash>`: readable from the cwd's tail, unique by the hash of the whole resolved cwd. */
 export function projectKey(cwd: string): string {
   const resolved = path.resolve(cwd);
-  const hash = createHash('sha256').update(resolved, 'utf8').digest('hex').slice(0, HASH_HEX);
+  const hash = sha256Text(resolved).slice(0, HASH_HEX);
   return `${projectSlug(resolved)}-${hash}`;
 }
 
@@ -95,10 +95,10 @@ let lastIdTime = 0;
  */
 export function newRunId(): string {
   lastIdTime = Math.max(Date.now(), lastIdTime + 1);
-  return `wf-${lastIdTime.toString(36).padStart(9, '0')}-${randomBytes(4).toString('hex')}`;
+  return `wf-${lastIdTime.toString(36).padStart(9, '0')}-${randomHex(4)}`;
 }
 
 /** A short random suffix for temp, trash and claim names. */
 export function randomSuffix(): string {
-  return randomBytes(6).toString('hex');
+  return randomHex(6);
 }

@@ -3,7 +3,8 @@
  * commands that read stored runs import no Pi SDK, no rollup, no ses, no
  * tapable (the kernel's hooks: the engine) and start no process; help,
  * `list` and `status` not even ajv's compiler (the snapshot's validator is
- * compiled at build time; `inspect` compiles the events schema it reads).
+ * compiled at build time; `inspect` compiles the events schema it reads),
+ * and `list` and `status` not node:crypto.
  * `wfcli view` serves a run's list, page and model the same way, and ends
  * cleanly on SIGTERM.
  * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
@@ -81,6 +82,8 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
     expect(loaded.some((url) => url.endsWith('/dist/cli/wfcli.js'))).toBe(true);
     // inspect and report read calls.jsonl and events.jsonl, whose validators compile on first use.
     const forbidden = args[0] === 'inspect' || args[0] === 'doctor' || args[0] === 'report' ? FORBIDDEN : [...FORBIDDEN, AJV_COMPILER];
+    // list and status hash only the project's cwd, in JavaScript: importing node:crypto would cost them 6-9 ms (kernel/store/digest.ts).
+    if (args[0] === 'list' || args[0] === 'status') forbidden.push(/^node:crypto$/);
     for (const url of loaded) for (const pattern of forbidden) expect(url, `${args.join(' ')} loads ${url}`).not.toMatch(pattern);
   });
 });
