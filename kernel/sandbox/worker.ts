@@ -13,7 +13,7 @@
  * From source (tests) Node runs this file with type stripping; the resolve
  * hook in scripts/ts-resolve.mjs maps its relative `.js` imports to `.ts`.
  */
-import 'ses';
+import './load-ses.js';
 import { Console } from 'node:console';
 import { encodeJson } from '../json-encode.js';
 import { startTracking, wrapJoins } from './causality.js';
