@@ -5,7 +5,7 @@
  * Pure: no file system, no kernel state. Core semantics, so transports and
  * plugins share one implementation.
  */
-import micromatch from 'micromatch';
+import { micromatch } from './micromatch.js';
 import { BUILTIN_PREFIX } from './selectors.js';
 
 export type SelectorKind = 'skills' | 'extensions' | 'tools';
@@ -48,7 +48,7 @@ function isBuiltinName(value: string): boolean {
 export function compileSelector(body: string, kind: SelectorKind): Matcher {
   if (body === '') return () => false;
   if (body === UNIVERSAL_PATTERN) return () => true;
-  const glob = micromatch.matcher(body, MATCH_OPTIONS);
+  const glob = micromatch().matcher(body, MATCH_OPTIONS);
   if (kind !== 'extensions') return (candidate) => glob(candidate);
   const builtinPattern = isBuiltinName(body);
   return (candidate) => isBuiltinName(candidate) === builtinPattern && glob(candidate);
@@ -94,7 +94,7 @@ export function evaluateSelectors(
 
 /** Whether a selector body names one exact candidate (not a glob). */
 export function isExactSelector(body: string): boolean {
-  return body !== '' && body !== UNIVERSAL_PATTERN && !micromatch.scan(body).isGlob;
+  return body !== '' && body !== UNIVERSAL_PATTERN && !micromatch().scan(body).isGlob;
 }
 
 /**

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import micromatch from 'micromatch';
+import { micromatch } from './micromatch.js';
 import { WorkflowError, messageOf } from '../errors.js';
 import { expandHome } from './paths.js';
 
@@ -73,7 +73,7 @@ function fileUrlToPath(url: string): string {
  * call-level magic patterns skip realpath entirely.
  */
 function canonicalize(absolute: string, realpathMagicPrefix: boolean): string {
-  const scan = micromatch.scan(absolute);
+  const scan = micromatch().scan(absolute);
   if (!scan.isGlob) return realpathOr(absolute);
   if (!realpathMagicPrefix) return absolute;
   const base = scan.base === '' ? path.parse(absolute).root : scan.base;
