@@ -4,8 +4,17 @@
  * from a git hook inherits, and every failure a WORKTREE_FAILED carrying the
  * start of git's stderr.
  */
-import spawn, { SubprocessError } from 'nano-spawn';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
+
+type NanoSpawn = typeof import('nano-spawn');
+
+let nanoSpawn: Promise<NanoSpawn> | undefined;
+
+/** nano-spawn on the first git command: a run that makes no worktree never loads it. */
+function loadNanoSpawn(): Promise<NanoSpawn> {
+  nanoSpawn ??= import('nano-spawn');
+  return nanoSpawn;
+}
 
 /** How much of git's stderr a WORKTREE_FAILED message keeps. */
 export const STDERR_PREFIX_CHARS = 1000;
@@ -22,9 +31,9 @@ const SCRUBBED: Readonly<Record<string, string | undefined>> = {
   GIT_TERMINAL_PROMPT: '0',
 };
 
-function failure(args: readonly string[], error: unknown): WorkflowError {
+function failure(args: readonly string[], error: unknown, SubprocessError: NanoSpawn['SubprocessError'] | undefined): WorkflowError {
   const command = `git ${args[0] ?? ''}`;
-  if (error instanceof SubprocessError && typeof error.exitCode === 'number') {
+  if (SubprocessError !== undefined && error instanceof SubprocessError && typeof error.exitCode === 'number') {
     const stderr = error.stderr.trim().slice(0, STDERR_PREFIX_CHARS);
     return new WorkflowError('WORKTREE_FAILED', `${command} failed (exit ${error.exitCode}): ${stderr === '' ? '(no output)' : stderr}`, { command, exitCode: error.exitCode });
   }
@@ -33,11 +42,13 @@ function failure(args: readonly string[], error: unknown): WorkflowError {
 
 /** Runs git in `cwd`; resolves to its stdout without the final newline. */
 export async function git(cwd: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<string> {
+  let loaded: NanoSpawn | undefined;
   try {
-    const result = await spawn('git', args, { cwd, stdin: 'ignore', env: { ...SCRUBBED, ...env } as Record<string, string> });
+    loaded = await loadNanoSpawn();
+    const result = await loaded.default('git', args, { cwd, stdin: 'ignore', env: { ...SCRUBBED, ...env } as Record<string, string> });
     return result.stdout;
   } catch (error) {
-    throw failure(args, error);
+    throw failure(args, error, loaded?.SubprocessError);
   }
 }
 
