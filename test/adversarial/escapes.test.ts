@@ -94,7 +94,8 @@ process.stdout.write(JSON.stringify(results));`,
     mkdirSync(join(root, 'dist', 'kernel', 'sandbox'), { recursive: true });
     mkdirSync(join(root, 'dist', 'chunks'));
     writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'pi-extensible-workflows', type: 'module' }));
-    writeFileSync(join(root, 'dist', 'kernel', 'sandbox', 'worker.js'), "import 'ses';\nprocess.stdout.write(typeof lockdown);");
+    // ses as the worker loads it (kernel/sandbox/load-ses.ts): its require build, resolved through the link.
+    writeFileSync(join(root, 'dist', 'kernel', 'sandbox', 'worker.js'), "import { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('ses');\nprocess.stdout.write(typeof lockdown);");
     symlinkSync(resolve('node_modules'), join(root, 'node_modules'), 'dir');
     const launch = sandboxLaunch(DEFAULT_SANDBOX_LIMITS.maxOldGenerationSizeMb, pathToFileURL(join(root, 'dist', 'chunks', 'launch.js')).href);
     const result = spawnSync(launch.command, launch.args, { encoding: 'utf8', env: {} });
