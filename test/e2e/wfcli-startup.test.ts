@@ -9,9 +9,10 @@
  * cleanly on SIGTERM.
  * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
  * cache in the store, never through a link, and loads nothing of remote
- * agents (their entry loads only when a settings file names them). A resolve hook registered before
- * the entry records every module the process resolves; the runs read are
- * real ones, stored by the engine.
+ * agents (their entry loads only when a settings file names them), nor
+ * micromatch or nano-spawn when the script evaluates no selector and makes no
+ * worktree. A resolve hook registered before the entry records every module
+ * the process resolves; the runs read are real ones, stored by the engine.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -119,6 +120,8 @@ describe('wfcli run', () => {
   /** Pi's unbundled SDK and the packages its bundle holds: a module of theirs means the SDK loaded twice. */
   const REMOTE_AGENTS = /\/dist\/plugins\/remote-agents\/library\.js$|\/node_modules\/(@dbos-inc|pg|pg-pool|pg-protocol)\//;
   const UNBUNDLED = /\/node_modules\/(@earendil-works\/(pi-coding-agent\/dist\/(?!bundle\/)|pi-ai\/|pi-tui\/|pi-agent-core\/)|typebox\/)/;
+  /** Loaded on first use (issue 34): selector patterns (micromatch) and git for worktrees (nano-spawn). */
+  const FIRST_USE = /\/node_modules\/(micromatch|picomatch|braces|nano-spawn)\//;
 
   it("loads Pi's SDK from Pi's bundle only, and keeps Node's compile cache in the store", () => {
     writeFileSync(join(cwd, 'small.js'), "log('small');\nreturn 2;\n");
@@ -132,6 +135,8 @@ describe('wfcli run', () => {
     // Without extensionSettings["remote-agents"] in a settings file, nothing of remote agents loads: not its library, DBOS or pg.
     expect(loaded.filter((url) => REMOTE_AGENTS.test(url))).toEqual([]);
     expect(loaded.some((url) => url.endsWith('/dist/plugins/remote-agents/index.js'))).toBe(true);
+    // A script with no agent and no worktree evaluates no selector pattern and runs no git.
+    expect(loaded.filter((url) => FIRST_USE.test(url))).toEqual([]);
     expect(readdirSync(join(workflowsRoot(home), '.compile-cache')).length).toBeGreaterThan(0);
   });
 
