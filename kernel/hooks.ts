@@ -4,7 +4,7 @@
  * stated beside it. Only the kernel's owner modules call hooks; plugins get the
  * tap-only view built in plugin-api.ts.
  */
-import { AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook } from 'tapable';
+import { createRequire } from 'node:module';
 import type { AgentPreparation, AgentPreparationContext } from './contracts/preparation.js';
 import type { AgentSetup, AgentSetupContext, PreparedAgentSession } from './contracts/setup.js';
 import type { AgentTransport } from './contracts/transport.js';
@@ -20,6 +20,9 @@ import type { EngineInput, WorkflowSubcommand } from './contracts/subcommand.js'
 import type { WorkflowHostSession } from './contracts/host.js';
 
 export type { RunRef } from './contracts/run-access.js';
+
+// tapable is CommonJS: `require` skips the scan for export names that Node's ES loader runs over a CommonJS module.
+const { AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook } = createRequire(import.meta.url)('tapable') as typeof import('tapable');
 
 export interface RegistryFrozenInput {
   readonly functionNames: readonly string[];
