@@ -68,7 +68,8 @@ function startProcess(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   });
 }
 
-const cluster = await startPostgres();
+// Postgres's durability settings stay at their defaults (fsync on): the figures are what a team's database gives.
+const cluster = await startPostgres({ durable: true });
 const model = await startScriptedModel();
 const host = createPiHome(model);
 const workerHome = createPiHome(model);

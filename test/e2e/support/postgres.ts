@@ -60,7 +60,12 @@ function runAs(bin: string, program: string, args: readonly string[]): string {
   return execFileSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: '/' });
 }
 
-export async function startPostgres(): Promise<PostgresCluster> {
+export interface PostgresOptions {
+  /** Keep Postgres's durability settings at their defaults (fsync on): what a benchmark's figures must be measured with. */
+  readonly durable?: boolean;
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresCluster> {
   const bin = postgresBin();
   // Under root the folder must be reachable by nobody: a private parent would stop it at the door.
   const parent = isRoot() ? '/tmp' : os.tmpdir();
@@ -75,9 +80,9 @@ export async function startPostgres(): Promise<PostgresCluster> {
   runAs(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
   const log = path.join(folder, 'server.log');
-  // fsync off: a test cluster trades crash safety for speed; a restart (pg_ctl stop -m fast) still checkpoints.
-  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories= -c fsync=off -c max_connections=200`;
-  const start = (): void => void runAs(bin, 'pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
+  // fsync off for tests: a test cluster trades crash safety for speed; a restart (pg_ctl stop -m fast) still checkpoints.
+  const settings = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories= -c max_connections=200${options.durable === true ? '' : ' -c fsync=off'}`;
+  const start = (): void => void runAs(bin, 'pg_ctl', ['-D', data, '-l', log, '-o', settings, '-w', '-t', '60', 'start']);
   const stop = (): void => void runAs(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
   start();
   const baseUrl = `postgres://postgres@127.0.0.1:${port}`;
