@@ -12,7 +12,8 @@ const { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_FORMAT, ATTEMPT_WORKFLOW 
 const [database = '', queue = 'pi-agents'] = process.argv.slice(2);
 
 const outcome = { format: ATTEMPT_FORMAT, status: 'completed', submitted: { value: 'ok' }, stats: { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 1 }, model: '', sessionId: 'noop', transcript: '', executor: 'noop' };
-DBOS.registerWorkflow(async () => DBOS.runStep(async () => outcome, { name: 'run-attempt' }), { name: ATTEMPT_WORKFLOW });
+// Shaped like the real worker's workflow (plugins/remote-agents/worker.ts): the outcome is the workflow's output, no step.
+DBOS.registerWorkflow(async () => outcome, { name: ATTEMPT_WORKFLOW });
 DBOS.setConfig({
   name: APPLICATION_NAME,
   systemDatabaseUrl: database,

@@ -5,11 +5,23 @@
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
+import { CompletionListener } from './completions.js';
 import { migrateOnce } from './migrate.js';
 import { UsageStore } from './usage-store.js';
 
 const clients = new Map<string, Promise<DBOSClient>>();
 const usageStores = new Map<string, UsageStore>();
+const listeners = new Map<string, CompletionListener>();
+
+/** The host's listener for finished attempts on a database (completions.ts), made on first use. */
+export function completionListener(database: string): CompletionListener {
+  let listener = listeners.get(database);
+  if (listener === undefined) {
+    listener = new CompletionListener(database);
+    listeners.set(database, listener);
+  }
+  return listener;
+}
 
 /** The usage table's reader for a database, made on first use. */
 export function usageStore(database: string): UsageStore {
@@ -43,9 +55,10 @@ export function dbosClient(database: string): Promise<DBOSClient> {
 
 export async function closeDbosClients(): Promise<void> {
   const open = [...clients.values()];
-  const stores = [...usageStores.values()];
+  const stores = [...usageStores.values(), ...listeners.values()];
   clients.clear();
   usageStores.clear();
+  listeners.clear();
   await Promise.allSettled([...open.map(async (client) => (await client).destroy()), ...stores.map((store) => store.close())]);
 }
 

@@ -7,7 +7,6 @@
  * of its own clone and pushes the agent's changes as one commit.
  */
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
 
 export interface GitResult {
@@ -38,25 +37,29 @@ export interface BaseRepository {
   readonly subdirectory: string;
 }
 
-/** The repository an agent's cwd belongs to, its HEAD and the remote's URL; WORKTREE_FAILED naming what is missing. */
-export async function baseRepository(cwd: string, remote: string): Promise<BaseRepository> {
+/**
+ * The repository an agent's cwd belongs to, its HEAD and the remote's URL; WORKTREE_FAILED naming what is missing.
+ * One git call per attempt reads the top, the cwd's prefix and HEAD (HEAD moves between attempts); the remote's URL
+ * is only a diagnostic for the worker, so `remoteUrls` (one per transport) keeps it after the first read.
+ */
+export async function baseRepository(cwd: string, remote: string, remoteUrls?: Map<string, string>): Promise<BaseRepository> {
   try {
-    const top = (await git(cwd, ['rev-parse', '--show-toplevel'])).stdout.trim();
-    const baseCommit = (await git(cwd, ['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.trim();
-    const remoteUrl = (await git(cwd, ['remote', 'get-url', remote])).stdout.trim();
-    const subdirectory = path.relative(await realTop(top), await realTop(cwd)).split(path.sep).join('/');
-    return { top, remoteUrl, baseCommit, subdirectory };
+    const key = `${cwd}\0${remote}`;
+    const [lines, remoteUrl] = await Promise.all([
+      git(cwd, ['rev-parse', '--show-toplevel', '--show-prefix', '--verify', 'HEAD^{commit}']).then((result) => result.stdout.split('\n')),
+      remoteUrls?.get(key) ?? git(cwd, ['remote', 'get-url', remote]).then((result) => result.stdout.trim()),
+    ]);
+    remoteUrls?.set(key, remoteUrl);
+    const [top = '', prefix = '', baseCommit = ''] = lines;
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(baseCommit)) throw new Error(`git rev-parse printed no commit for HEAD (${JSON.stringify(baseCommit)})`);
+    // --show-prefix is the cwd relative to the top, links resolved, with a trailing slash ('' at the top).
+    return { top, remoteUrl, baseCommit, subdirectory: prefix.replace(/\/$/, '') };
   } catch (error) {
     throw new WorkflowError(
       'WORKTREE_FAILED',
       `a remote agent needs its cwd (${cwd}) in a git repository with a commit and the remote "${remote}" its workers fetch from: ${messageOf(error)}`,
     );
   }
-}
-
-async function realTop(dir: string): Promise<string> {
-  const { realpath } = await import('node:fs/promises');
-  return realpath(dir);
 }
 
 /**

@@ -12,12 +12,15 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf, type JsonSchema, type JsonValue, type SessionProgress, type SessionStats, type WorkflowSession } from '../../kernel/index.js';
 import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseOutcome, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
+import type { CompletionListener } from './completions.js';
 import { saveTranscript } from './transcript.js';
 import type { UsageStore } from './usage-store.js';
 
 export interface RemoteSessionOptions {
   readonly client: () => Promise<DBOSClient>;
   readonly usage: () => UsageStore;
+  /** Wakes the wait for the outcome when the attempt's workflow ends (completions.ts). */
+  readonly completions: () => CompletionListener;
   readonly queue: string;
   /** The attempt without its turn: the prompt and result schema come with `prompt`. */
   readonly request: Omit<AttemptRequest, 'prompt' | 'outputSchema'>;
@@ -31,6 +34,8 @@ export interface RemoteSessionOptions {
 
 const ZERO: AttemptStats = Object.freeze({ inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 });
 const RETRY_CAP_MS = 2000;
+/** How often the outcome is read when no notification came: a lost notification costs at most this. */
+const FALLBACK_POLL_MS = 500;
 /** An attempt cancelled with an interrupted segment runs again under `<id>/r<n>` on resume; more than this is a loop. */
 const MAX_RERUNS = 50;
 
@@ -85,7 +90,7 @@ export class RemoteSession implements WorkflowSession {
     try {
       const client = await this.#options.client();
       this.#workflowId = await this.#attach(client, request);
-      const outcome = parseOutcome(await this.#waitOut(() => client.retrieveWorkflow(this.#workflowId).getResult({ pollingIntervalMs: this.#options.pollMs })), this.#workflowId);
+      const outcome = parseOutcome(await this.#waitOut(() => this.#result(client)), this.#workflowId);
       this.#outcome = outcome;
       // The outcome's stats are the answering execution's; the table holds those of executions that died.
       this.#stats = add(outcome.stats, await this.#waitOut(() => this.#options.usage().others(this.#workflowId, outcome.sessionId)));
@@ -119,21 +124,38 @@ export class RemoteSession implements WorkflowSession {
     this.#state = 'disposed';
   }
 
+  /** The workflow's result, read once its status is final (woken by the completion trigger, polled as a fallback). */
+  async #result(client: DBOSClient): Promise<unknown> {
+    await this.#options.completions().finished(this.#workflowId, AbortSignal.any([this.#abort.signal, this.#options.signal]), Math.max(FALLBACK_POLL_MS, this.#options.pollMs));
+    return client.retrieveWorkflow(this.#workflowId).getResult({ pollingIntervalMs: this.#options.pollMs });
+  }
+
   /** Enqueues the attempt, or re-attaches to it; an attempt cancelled with an interrupted segment runs again under a new ID. */
   async #attach(client: DBOSClient, attempt: AttemptRequest): Promise<string> {
     const base = attempt.workflowId;
+    // Loaded by the client already: the SDK stays out of a Pi start.
+    const { Error: DBOSErrors } = await import('@dbos-inc/dbos-sdk');
     for (let rerun = 0; rerun <= MAX_RERUNS; rerun += 1) {
       const workflowID = rerun === 0 ? base : `${base}/r${rerun}`;
-      await this.#waitOut(() => client.enqueue({ queueName: this.#options.queue, workflowName: ATTEMPT_WORKFLOW, workflowID, appVersion: APPLICATION_VERSION }, attempt));
-      if (!(await this.#wasCancelled(client, workflowID))) return workflowID;
+      // 'reject' tells a new workflow from an existing one; only an existing one can have been cancelled.
+      const created = await this.#waitOut(() =>
+        client.enqueue({ queueName: this.#options.queue, workflowName: ATTEMPT_WORKFLOW, workflowID, appVersion: APPLICATION_VERSION, workflowIDReusePolicy: 'reject' }, attempt).then(
+          () => true,
+          (error: unknown) => {
+            if (DBOSErrors.isWorkflowIDInUseError(error)) return false;
+            throw error;
+          },
+        ),
+      );
+      if (created || !(await this.#wasCancelled(client, workflowID))) return workflowID;
     }
     throw new WorkflowError('AGENT_FAILED', `the remote attempt ${base} was cancelled more than ${MAX_RERUNS} times`);
   }
 
   /**
    * Whether an existing workflow was cancelled: its status says so, or the
-   * worker's recorded outcome does (a cancelled session that still finished
-   * its step is recorded as a success carrying the CANCELLED error).
+   * worker's recorded outcome does (an attempt cancelled as its session
+   * finished is recorded as a success carrying the CANCELLED error).
    */
   async #wasCancelled(client: DBOSClient, workflowID: string): Promise<boolean> {
     const status = await this.#waitOut(() => client.getWorkflow(workflowID));

@@ -10,7 +10,7 @@ import { SettingsManager } from '@earendil-works/pi-coding-agent';
 import { WorkflowError, resolveAgentDir, type AgentTransport, type AgentTransportContext, type JsonValue, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { runTranscriptDir } from '../../lib/transcripts/location.js';
 import { ATTEMPT_FORMAT, attemptWorkflowId, identityKey, resultBranch, type AttemptRequest } from './attempt.js';
-import { dbosClient, usageStore } from './dbos-client.js';
+import { completionListener, dbosClient, usageStore } from './dbos-client.js';
 import { applyAgentCommit, baseRepository } from './git.js';
 import { RemoteSession } from './session.js';
 import { SETTINGS_KEY, type RemoteSettings } from './settings.js';
@@ -41,19 +41,20 @@ function forwardedSettings(settings: Readonly<Record<string, JsonValue>>): Reado
 
 export function createRemoteTransport(options: RemoteTransportOptions): AgentTransport {
   const { settings } = options;
+  const remoteUrls = new Map<string, string>();
   return {
     name: TRANSPORT_NAME,
     async createSession(input, context) {
       const why = unsupported(input);
       if (why !== undefined) throw new WorkflowError('AGENT_FAILED', `a remote agent cannot run with ${why}; exclude it with extensionSettings["${SETTINGS_KEY}"].agents`);
-      return createRemoteSession(input, context, settings, options.pollMs ?? 25);
+      return createRemoteSession(input, context, settings, options.pollMs ?? 25, remoteUrls);
     },
   };
 }
 
-async function createRemoteSession(input: SessionInput, context: AgentTransportContext, settings: RemoteSettings, pollMs: number): Promise<WorkflowSession> {
+async function createRemoteSession(input: SessionInput, context: AgentTransportContext, settings: RemoteSettings, pollMs: number, remoteUrls: Map<string, string>): Promise<WorkflowSession> {
   const { prepared } = context;
-  const repo = await baseRepository(input.cwd, settings.remote);
+  const repo = await baseRepository(input.cwd, settings.remote, remoteUrls);
   const workflowId = attemptWorkflowId(context.run.runId, context.identity, context.attempt);
   const agentDir = resolveAgentDir();
   const transcriptDir = runTranscriptDir({
@@ -87,6 +88,7 @@ async function createRemoteSession(input: SessionInput, context: AgentTransportC
   return new RemoteSession({
     client: () => dbosClient(settings.database),
     usage: () => usageStore(settings.database),
+    completions: () => completionListener(settings.database),
     queue: settings.queue,
     request,
     transcriptFile: plannedTranscript(transcriptDir, identityKey(context.identity)),

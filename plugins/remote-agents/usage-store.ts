@@ -2,8 +2,8 @@
  * Each execution's usage, kept where a crash cannot take it back: a worker
  * writes every finished turn's cumulative usage to a table of our own in the
  * DBOS database, keyed by the attempt's workflow ID and the execution's Pi
- * session ID. DBOS re-runs an unfinished step from its start after a
- * recovery and keeps nothing that step wrote, so the host sums this table:
+ * session ID. DBOS re-runs an unfinished attempt from its start after a
+ * recovery and keeps nothing that execution returned, so the host sums this table:
  * the turns a dead worker finished are charged with the attempt, as a local
  * attempt's would be.
  */

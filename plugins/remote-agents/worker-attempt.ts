@@ -10,13 +10,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { WorkflowError, isWorkflowError, messageOf, type AgentTransport, type AgentTransportContext, type JsonValue, type RunAccess, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { ATTEMPT_FORMAT, MAX_TRANSCRIPT_BYTES, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
-import { prepareWorktree, pushChanges } from './worker-git.js';
+import { pushChanges, type AttemptWorktree } from './worker-git.js';
+import type { WorktreePool } from './worktree-pool.js';
 
 export interface AttemptRuntime {
   readonly transport: AgentTransport;
   readonly repo: string;
   readonly remote: string;
-  readonly worktrees: string;
+  readonly worktrees: WorktreePool;
   readonly executor: string;
   /** Records an execution's cumulative usage after each finished turn. */
   progress(execution: string, stats: AttemptStats): Promise<void>;
@@ -56,16 +57,13 @@ function transcriptOf(session: WorkflowSession): string {
   return text.slice(0, text.lastIndexOf('\n') + 1);
 }
 
-/** Worktrees still being removed; the worker waits for them before it stops. */
-export const removals = new Set<Promise<void>>();
-
 export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntime): Promise<AttemptOutcome> {
-  let worktree: Awaited<ReturnType<typeof prepareWorktree>> | undefined;
+  let worktree: AttemptWorktree | undefined;
   const abort = new AbortController();
   void runtime.cancelled(abort.signal).then(() => abort.abort(), () => undefined);
   let session: WorkflowSession | undefined;
   try {
-    worktree = await prepareWorktree(runtime.repo, runtime.remote, runtime.worktrees, request);
+    worktree = await runtime.worktrees.acquire(request);
     const input: SessionInput = {
       cwd: worktree.cwd,
       model: request.model,
@@ -115,9 +113,9 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     } finally {
       abort.signal.removeEventListener('abort', onAbort);
     }
-    await writes;
     await live.dispose();
-    const commit = error === undefined ? await pushChanges(worktree, runtime.remote, request) : undefined;
+    // The last turn's usage write and the git work go on at once: both must end before the outcome is returned.
+    const [, commit] = await Promise.all([writes, error === undefined ? pushChanges(worktree, runtime.remote, request) : undefined]);
     const model = live.model?.() ?? request.model;
     const systemPrompt = live.systemPrompt?.();
     const base = { stats: live.stats(), model: model ?? '', sessionId: execution.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128), transcript: transcriptOf(live), executor: runtime.executor, ...(systemPrompt === undefined ? {} : { systemPrompt }) };
@@ -128,11 +126,7 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     return failed(request, runtime.executor, error);
   } finally {
     abort.abort();
-    // The outcome does not wait for the worktree's removal; a recovered execution removes a leftover itself.
-    if (worktree !== undefined) {
-      const removal = worktree.remove().catch(() => undefined);
-      removals.add(removal);
-      void removal.finally(() => removals.delete(removal));
-    }
+    // The outcome does not wait for the worktree's cleaning: the pool cleans it before it is used again.
+    worktree?.release();
   }
 }

@@ -1,14 +1,12 @@
 /**
  * The worker's repository work for one attempt: its own clone (`--repo`)
  * fetches from its own remote until it has the attempt's base commit, a
- * detached worktree at that commit is the agent's folder, and what the agent
+ * detached worktree at that commit (worktree-pool.ts) is the agent's folder, and what the agent
  * changed there (committed or not) goes back as one commit on the attempt's
  * branch, pushed to the same remote. The remote a worker fetches from is its
  * clone's, never a URL from the queue: a queued attempt cannot point a
  * worker at another server.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
 import type { AttemptRequest } from './attempt.js';
 import { git } from './git.js';
@@ -17,11 +15,14 @@ export interface AttemptWorktree {
   /** The agent's cwd: the worktree, or its subdirectory the host's agent ran in. */
   readonly cwd: string;
   readonly dir: string;
-  remove(): Promise<void>;
+  /** Throws when the agent rewrote the worktree's link to git (its `.git` file). */
+  verify(): void;
+  /** Gives the worktree back to its pool, which cleans it for the next attempt. */
+  release(): void;
 }
 
 /** Fetches until the clone has the base commit; AGENT_FAILED naming the commit, the clone and the remote otherwise. */
-async function ensureCommit(repo: string, remote: string, commit: string): Promise<void> {
+export async function ensureCommit(repo: string, remote: string, commit: string): Promise<void> {
   const has = async (): Promise<boolean> => git(repo, ['cat-file', '-e', `${commit}^{commit}`]).then(() => true, () => false);
   if (await has()) return;
   try {
@@ -39,33 +40,11 @@ async function ensureCommit(repo: string, remote: string, commit: string): Promi
   }
 }
 
-export async function prepareWorktree(repo: string, remote: string, root: string, request: AttemptRequest): Promise<AttemptWorktree> {
-  const { baseCommit, subdirectory } = request.repository;
-  await ensureCommit(repo, remote, baseCommit);
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  const dir = path.join(root, request.workflowId.replace(/[^A-Za-z0-9._-]/g, '_'));
-  // A recovered execution finds its predecessor's worktree: it starts again from the base commit.
-  if (existsSync(dir)) {
-    await git(repo, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
-    await git(repo, ['worktree', 'prune']);
-  }
-  await git(repo, ['worktree', 'add', '--quiet', '--detach', dir, baseCommit]);
-  const cwd = path.resolve(dir, subdirectory);
-  if (cwd !== dir && !cwd.startsWith(`${dir}${path.sep}`)) throw new WorkflowError('AGENT_FAILED', `the attempt's subdirectory ${JSON.stringify(subdirectory)} leaves its worktree`);
-  mkdirSync(cwd, { recursive: true });
-  return {
-    cwd,
-    dir,
-    async remove() {
-      await git(repo, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
-    },
-  };
-}
-
 /** Commits whatever the agent changed and pushes it to the attempt's branch; undefined when nothing changed. */
 export async function pushChanges(worktree: AttemptWorktree, remote: string, request: AttemptRequest): Promise<{ branch: string; sha: string } | undefined> {
   const { baseCommit, resultBranch } = request.repository;
   const dir = worktree.dir;
+  worktree.verify();
   // One git call says both whether the agent changed files and where HEAD is (it may have committed itself).
   const status = (await git(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all'])).stdout.split('\n');
   let head = status.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length).trim() ?? '';

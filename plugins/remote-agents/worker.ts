@@ -1,10 +1,10 @@
 /**
  * `wfcli worker`: a DBOS process with the attempt workflow registered,
- * listening to one queue. Each dequeued attempt runs in one DBOS step
- * (worker-attempt.ts): its outcome is recorded once, so a finished attempt
- * never runs again; a worker killed mid-step leaves the step unrecorded and
- * a live worker recovers the attempt (worker-lease.ts), which then runs
- * again from the start. The worker's executor ID is new at every start.
+ * listening to one queue. Each dequeued attempt runs as the body of its DBOS
+ * workflow (worker-attempt.ts): its outcome is the workflow's output, recorded
+ * once, so a finished attempt never runs again; a worker killed mid-attempt
+ * leaves the workflow unrecorded and a live worker recovers the attempt
+ * (worker-lease.ts), which then runs again from the start. The worker's executor ID is new at every start.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -12,9 +12,10 @@ import path from 'node:path';
 import { WorkflowError, type AgentTransport } from '../../kernel/index.js';
 import { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseRequest, type AttemptOutcome } from './attempt.js';
 import { migrateOnce } from './migrate.js';
-import { removals, runAttempt } from './worker-attempt.js';
+import { runAttempt } from './worker-attempt.js';
 import { holdLease } from './worker-lease.js';
 import { UsageStore } from './usage-store.js';
+import { WorktreePool } from './worktree-pool.js';
 
 export interface WorkerOptions {
   readonly database: string;
@@ -54,13 +55,15 @@ function executorId(): string {
 /** Polls the attempt's workflow status; settles when it is cancelled or the attempt ended. */
 function cancellation(workflowId: string, pollMs: number, read: (id: string) => Promise<{ readonly status: string } | null>): (signal: AbortSignal) => Promise<void> {
   return async (signal) => {
+    // The first read waits too: the attempt was dequeued just now, and its start is what every attempt pays for.
     while (!signal.aborted) {
-      const status = await read(workflowId).catch(() => null);
-      if (status?.status === 'CANCELLED') return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.max(pollMs, 200));
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
       });
+      if (signal.aborted) break;
+      const status = await read(workflowId).catch(() => null);
+      if (status?.status === 'CANCELLED') return;
     }
     throw new Error('attempt ended');
   };
@@ -73,7 +76,8 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   const { DBOS, DBOSClient, Error: DBOSErrors } = await import('@dbos-inc/dbos-sdk');
   const executor = executorId();
   const pollMs = options.pollMs ?? 20;
-  const worktrees = options.worktrees ?? path.join(os.tmpdir(), executor);
+  // Worktrees are reused (worktree-pool.ts): one per running attempt, as many more being cleaned.
+  const worktrees = new WorktreePool({ repo: options.repo, remote: options.remote, root: options.worktrees ?? path.join(os.tmpdir(), executor), max: 2 * options.concurrency });
   await migrateOnce(options.database);
   // The lease comes before DBOS: no attempt is taken by an executor whose death nobody could notice.
   const lease = await holdLease({
@@ -87,11 +91,14 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
 
   const usage = new UsageStore(options.database);
   // The queue's limits are in the database before DBOS starts: its first dispatch already honours them.
-  const admin = await DBOSClient.create({ systemDatabaseUrl: options.database, applicationName: APPLICATION_NAME });
+  // The client stays open to read attempts' statuses: DBOS.getWorkflowStatus inside the attempt's workflow would
+  // be a recorded operation (a write per read) that throws, instead of answering, once the workflow is cancelled.
+  const admin = await DBOSClient.create({ systemDatabaseUrl: options.database, applicationName: APPLICATION_NAME, systemDatabasePoolSize: 2 });
   try {
     await admin.registerQueue(options.queue, { workerConcurrency: options.concurrency, minPollingIntervalMs: pollMs, onConflict: 'always_update' });
-  } finally {
+  } catch (error) {
     await admin.destroy();
+    throw error;
   }
 
   const attempt = async (raw: unknown): Promise<AttemptOutcome> => {
@@ -100,19 +107,17 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       throw new WorkflowError('AGENT_FAILED', `the queued attempt names ${request.workflowId} but runs as ${DBOS.workflowID ?? 'no workflow'}`);
     }
     const workflowId = DBOS.workflowID ?? request.workflowId;
-    const outcome = await DBOS.runStep(
-      () =>
-        runAttempt(request, {
-          transport: options.transport,
-          repo: options.repo,
-          remote: options.remote,
-          worktrees,
-          executor,
-          progress: (execution, stats) => usage.record(workflowId, execution, stats),
-          cancelled: cancellation(workflowId, pollMs, (id) => DBOS.getWorkflowStatus(id)),
-        }),
-      { name: 'run-attempt' },
-    );
+    // No step around the attempt: the workflow's output is its one record. DBOS writes it once, only for the
+    // execution that still owns the workflow; a step would write the same outcome (its transcript too) first.
+    const outcome = await runAttempt(request, {
+      transport: options.transport,
+      repo: options.repo,
+      remote: options.remote,
+      worktrees,
+      executor,
+      progress: (execution, stats) => usage.record(workflowId, execution, stats),
+      cancelled: cancellation(workflowId, pollMs, async (id) => (await admin.getWorkflow(id)) ?? null),
+    });
     // A cancelled attempt records no outcome: its workflow stays CANCELLED, and a resumed host runs it again.
     if (outcome.error?.code === 'CANCELLED') throw new DBOSErrors.DBOSWorkflowCancelledError(workflowId);
     return outcome;
@@ -135,8 +140,9 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
     const stop = async (): Promise<void> => {
       // Attempts still running are left PENDING: with the lease released, a live worker recovers them.
       await DBOS.shutdown().catch(() => undefined);
-      await Promise.allSettled([...removals]);
+      await worktrees.close();
       await lease.close();
+      await admin.destroy().catch(() => undefined);
       await usage.close();
       resolve();
     };

@@ -143,7 +143,8 @@ describe('remote agents', () => {
     // The agent's file came back to the host's working tree, uncommitted, as a local agent leaves it.
     expect(readFileSync(join(host.cwd, 'from-agent.txt'), 'utf8')).toBe('written remotely\n');
     expect(git(host.cwd, 'status', '--porcelain', '--', 'from-agent.txt')).toBe('?? from-agent.txt');
-    // The worker's clone holds no leftover worktree.
+    // The worker keeps its worktrees for later attempts (worktree-pool.ts) and removes them all when it stops.
+    await worker?.process.terminate();
     expect(git(worker?.clone ?? '', 'worktree', 'list').split('\n')).toHaveLength(1);
     const remoteJournal = await journaled(host, runIdOf(remoteRun));
 
