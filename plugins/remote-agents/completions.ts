@@ -63,8 +63,13 @@ export class CompletionListener {
       const woken = new Promise<void>((resolve) => (wake = resolve));
       this.#arm(workflowId, wake);
       try {
-        const client = await this.#connect();
-        const { rows } = await client.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [workflowId]);
+        const opened = this.#connect();
+        const client = await opened;
+        const { rows } = await client.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [workflowId]).catch((error: unknown) => {
+          // A connection cut before its 'end' event arrived: the caller's retry opens a new one.
+          if (this.#client === opened) this.#client = undefined;
+          throw error;
+        });
         if (rows[0] !== undefined && FINAL.includes(rows[0].status)) return;
         await new Promise<void>((resolve, reject) => {
           const finish = (error?: Error): void => {
