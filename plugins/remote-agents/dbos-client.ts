@@ -13,24 +13,23 @@ const clients = new Map<string, Promise<DBOSClient>>();
 const usageStores = new Map<string, UsageStore>();
 const listeners = new Map<string, CompletionListener>();
 
-/** The host's listener for finished attempts on a database (completions.ts), made on first use. */
-export function completionListener(database: string): CompletionListener {
-  let listener = listeners.get(database);
-  if (listener === undefined) {
-    listener = new CompletionListener(database);
-    listeners.set(database, listener);
-  }
-  return listener;
+/** One value per database URL and process, made on first use. */
+function perDatabase<T>(cache: Map<string, T>, database: string, make: (database: string) => T): T {
+  const found = cache.get(database);
+  if (found !== undefined) return found;
+  const made = make(database);
+  cache.set(database, made);
+  return made;
 }
 
-/** The usage table's reader for a database, made on first use. */
+/** The host's listener for finished attempts on a database (completions.ts). */
+export function completionListener(database: string): CompletionListener {
+  return perDatabase(listeners, database, (url) => new CompletionListener(url));
+}
+
+/** The usage table's reader for a database. */
 export function usageStore(database: string): UsageStore {
-  let store = usageStores.get(database);
-  if (store === undefined) {
-    store = new UsageStore(database);
-    usageStores.set(database, store);
-  }
-  return store;
+  return perDatabase(usageStores, database, (url) => new UsageStore(url));
 }
 
 export function dbosClient(database: string): Promise<DBOSClient> {
