@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Pi 1.x runs the files whose outcome depends most on the Pi that runs them: package loading and contents,
 // trust, session storage, print mode, the update notice (Pi 1.5 shows package changelogs itself), and the installed wfcli, which runs on the `pi` on PATH. The rest drive this package's own code.
-const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode', 'installed-cli', 'update-notice', 'run-notices', 'live-logs'];
+const PI_LATEST_FILES = ['packages', 'package-contents', 'trust', 'transcripts', 'print-mode', 'installed-cli', 'update-notice', 'run-notices', 'live-logs', 'remote-agents-latest'];
 const files = (names: readonly string[]): string[] => names.map((name) => `test/e2e/${name}.test.ts`);
 
 /** End-to-end tests (`npm run test:e2e`): real `pi` processes with this package installed; needs a built dist/. */

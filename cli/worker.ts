@@ -21,6 +21,7 @@ interface RemoteAgentsLibrary {
     repo: string;
     remote: string;
     transport: unknown;
+    continueTransport: (sessionFile: string) => unknown;
     log: (line: string) => void;
     abandon: (reason: string) => never;
     signal: AbortSignal;
@@ -28,7 +29,7 @@ interface RemoteAgentsLibrary {
   readonly DEFAULT_QUEUE: string;
 }
 interface PiTransportLibrary {
-  createPiTransport(): unknown;
+  createPiTransport(options?: { readonly continueSession?: string }): unknown;
 }
 
 function isLibrary<T>(value: unknown, names: readonly string[]): value is T {
@@ -74,6 +75,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
       repo,
       remote,
       transport: piTransport.createPiTransport(),
+      continueTransport: (sessionFile) => piTransport.createPiTransport({ continueSession: sessionFile }),
       log: (line) => io.stderr(`${line}\n`),
       abandon: (reason) => {
         io.stderr(`${reason}\n`);

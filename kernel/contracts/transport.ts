@@ -29,8 +29,13 @@ export interface WorkflowSession {
   readonly nativeSessionId?: string;
   /** The concrete model the session runs, `provider/model:thinking` (frozen when the configuration named none). */
   model?(): string;
-  /** The full effective system prompt, read at every native agent start (system-prompts.json). */
-  systemPrompt?(): string;
+  /**
+   * The full effective system prompt, read at every native agent start
+   * (system-prompts.json). A session that learns it only when its turn ends
+   * (a remote attempt) answers undefined until then: the engine reads it again
+   * after the turn.
+   */
+  systemPrompt?(): string | undefined;
   /** The concrete model the session runs, `provider/model:thinking`, when the transport knows it (an agent without a model runs on the transport's default). */
   model?(): string | undefined;
   state(): 'idle' | 'running' | 'disposed';

@@ -62,10 +62,9 @@ export function observeSession(inner: WorkflowSession, ledger: Ledger, agent: Ob
   });
   ledger.watch(watched);
 
-  return {
+  const observed: WorkflowSession = {
     reference: inner.reference,
     ...(inner.turnControlDelivered === undefined ? {} : { turnControlDelivered: inner.turnControlDelivered }),
-    ...(inner.nativeSessionId === undefined ? {} : { nativeSessionId: inner.nativeSessionId }),
     ...(inner.systemPrompt ? { systemPrompt: inner.systemPrompt.bind(inner) } : {}),
     ...(inner.model ? { model: inner.model.bind(inner) } : {}),
     ...(inner.resources ? { resources: inner.resources.bind(inner) } : {}),
@@ -98,4 +97,7 @@ export function observeSession(inner: WorkflowSession, ledger: Ledger, agent: Ob
       await inner.dispose();
     },
   };
+  // Read through, not copied: a remote session learns its native ID only when its worker answers.
+  if (inner.nativeSessionId !== undefined) Object.defineProperty(observed, 'nativeSessionId', { get: () => inner.nativeSessionId, enumerable: true });
+  return observed;
 }

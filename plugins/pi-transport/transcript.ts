@@ -46,6 +46,12 @@ export function transcriptManager(cwd: string, dir: string): SessionManager {
   return SessionManager.create(cwd, dir);
 }
 
+/** A manager that resumes the session file `file` (a remote handle's later turn) with `cwd` as its folder; Pi appends to the file. */
+export function continuedManager(cwd: string, dir: string, file: string): SessionManager {
+  ensureFolder(dir);
+  return SessionManager.open(file, dir, cwd);
+}
+
 /** Writes the session file (0600) and switches Pi to appending to it; returns its absolute path. */
 export function writeTranscript(manager: SessionManager): string {
   const file = manager.getSessionFile();

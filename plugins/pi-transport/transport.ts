@@ -25,7 +25,7 @@ import { createSessionServices } from './resources.js';
 import { ResultToolController } from './result-tool.js';
 import { builtinToolNames, checkCustomToolNames, extensionToolNames, loadedExtensionPaths, resolvedResources, rootToolCandidates, selectTools, skillNames } from './selection.js';
 import { PiWorkflowSession, ProgressChannel } from './session.js';
-import { TranscriptGuard, transcriptManager, writeTranscript } from './transcript.js';
+import { TranscriptGuard, continuedManager, transcriptManager, writeTranscript } from './transcript.js';
 import { runTranscriptDir } from '../../lib/transcripts/location.js';
 
 export const TRANSPORT_NAME = 'pi';
@@ -35,6 +35,8 @@ export interface PiTransportOptions {
   readonly agentDir?: string;
   /** Forces project trust for project settings and resources; default: Pi's trust store. */
   readonly projectTrusted?: boolean;
+  /** Resume this native session file instead of starting a session (a remote handle's later turn, on a worker); Pi appends to it. */
+  readonly continueSession?: string;
 }
 
 export function createPiTransport(options: PiTransportOptions = {}): AgentTransport {
@@ -124,7 +126,7 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
   const own = [resultTool.name, ...customTools.map((tool) => tool.name)];
   const tools = [...new Set([...selection.allowlist.filter((name) => !own.includes(name)), ...own])];
   const transcripts = runTranscriptDir({ cwd: context.run.cwd, agentDir: services.agentDir, configured: services.settingsManager.getSessionDir(), runId: context.run.runId });
-  const sessionManager = transcriptManager(input.cwd, transcripts);
+  const sessionManager = options.continueSession === undefined ? transcriptManager(input.cwd, transcripts) : continuedManager(input.cwd, transcripts, options.continueSession);
   const { session } = await createAgentSessionFromServices({
     services,
     sessionManager,
@@ -149,7 +151,7 @@ async function createPiSession(input: SessionInput, context: AgentTransportConte
   }
   let sessionFile: string;
   try {
-    sessionFile = writeTranscript(sessionManager);
+    sessionFile = options.continueSession ?? writeTranscript(sessionManager);
   } catch (error) {
     await session.extensionRunner.emit({ type: 'session_shutdown', reason: 'quit' }).catch(() => undefined);
     session.dispose();

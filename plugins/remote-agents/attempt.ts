@@ -54,6 +54,12 @@ export interface AttemptRequest {
   /** The frozen extension settings, without this plugin's own key (it names the database). */
   readonly settings: Readonly<Record<string, JsonValue>>;
   readonly projectTrusted: boolean;
+  /**
+   * A named handle's later turn: the worker resumes the session of the
+   * handle's previous turn (its Pi session file, as the host holds it) in a
+   * worktree at that turn's result commit (`repository.baseCommit`).
+   */
+  readonly continuation?: { readonly turn: number; readonly transcript: string };
   readonly repository: {
     /** The host's URL of the remote, for diagnostics; a worker fetches from its own clone's remote. */
     readonly remoteUrl: string;
@@ -75,6 +81,8 @@ export interface AttemptOutcome {
   readonly model: string;
   readonly systemPrompt?: string;
   readonly sessionId: string;
+  /** The execution's key in the usage tables, when it is not `sessionId` (a resumed session keeps the handle's Pi session ID). */
+  readonly execution?: string;
   /** The native Pi session file's text (JSONL). */
   readonly transcript: string;
   readonly commit?: { readonly branch: string; readonly sha: string };
@@ -91,9 +99,15 @@ export function attemptWorkflowId(runId: string, identity: AgentIdentity, attemp
   return `${runId}/${identityKey(identity)}/${attempt}`;
 }
 
+/** A handle's later turn of an attempt: its own workflow ID, so a resumed host re-attaches to it rather than running it twice. */
+export function turnWorkflowId(attemptId: string, turn: number): string {
+  return turn <= 1 ? attemptId : `${attemptId}/t${turn}`;
+}
+
 /** The branch an attempt's commit is pushed to: one per workflow ID, so a recovered execution replaces its own. */
 export function resultBranch(workflowId: string): string {
-  return `wfcli/remote/${workflowId}`;
+  // A later turn's ID extends its first turn's (`<id>/t2`); git cannot hold a branch under another branch's name.
+  return `wfcli/remote/${workflowId.replace(/\/t(\d+)$/, '-t$1')}`;
 }
 
 const STATS = {
@@ -123,6 +137,7 @@ const validateOutcome = compileOnFirstUse<AttemptOutcome>({
     model: { type: 'string', maxLength: 1024 },
     systemPrompt: { type: 'string' },
     sessionId: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+    execution: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,160}$' },
     transcript: { type: 'string', maxLength: MAX_TRANSCRIPT_BYTES },
     commit: { type: 'object', additionalProperties: false, required: ['branch', 'sha'], properties: { branch: { type: 'string', maxLength: 512 }, sha: SHA } },
     executor: { type: 'string', maxLength: 256 },
@@ -154,6 +169,12 @@ const validateRequest = compileOnFirstUse<AttemptRequest>({
     outputSchema: { type: 'object' },
     settings: { type: 'object' },
     projectTrusted: { type: 'boolean' },
+    continuation: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['turn', 'transcript'],
+      properties: { turn: { type: 'integer', minimum: 2, maximum: 100000 }, transcript: { type: 'string', maxLength: MAX_TRANSCRIPT_BYTES } },
+    },
     repository: {
       type: 'object',
       additionalProperties: false,
@@ -178,6 +199,6 @@ export function parseOutcome(value: unknown, workflowId: string): AttemptOutcome
 /** A queued attempt as the worker reads it. */
 export function parseRequest(value: unknown): AttemptRequest {
   if (!validateRequest(value)) throw new WorkflowError('AGENT_FAILED', `the queued attempt is malformed: ${formatAjvErrors(validateRequest.errors)}`);
-  if (value.workflowId !== attemptWorkflowId(value.runId, value.identity, value.attempt)) throw new WorkflowError('AGENT_FAILED', `the queued attempt's workflow ID ${value.workflowId} does not match its run, identity and attempt`);
+  if (value.workflowId !== turnWorkflowId(attemptWorkflowId(value.runId, value.identity, value.attempt), value.continuation?.turn ?? 1)) throw new WorkflowError('AGENT_FAILED', `the queued attempt's workflow ID ${value.workflowId} does not match its run, identity and attempt`);
   return value;
 }

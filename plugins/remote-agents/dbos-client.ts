@@ -7,11 +7,13 @@ import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
 import { CompletionListener } from './completions.js';
 import { migrateOnce } from './migrate.js';
+import { TurnLog } from './turn-log.js';
 import { UsageStore } from './usage-store.js';
 
 const clients = new Map<string, Promise<DBOSClient>>();
 const usageStores = new Map<string, UsageStore>();
 const listeners = new Map<string, CompletionListener>();
+const turnLogs = new Map<string, TurnLog>();
 
 /** One value per database URL and process, made on first use. */
 function perDatabase<T>(cache: Map<string, T>, database: string, make: (database: string) => T): T {
@@ -30,6 +32,11 @@ export function completionListener(database: string): CompletionListener {
 /** The usage table's reader for a database. */
 export function usageStore(database: string): UsageStore {
   return perDatabase(usageStores, database, (url) => new UsageStore(url));
+}
+
+/** The turn table's reader for a database. */
+export function turnLog(database: string): TurnLog {
+  return perDatabase(turnLogs, database, (url) => new TurnLog(url));
 }
 
 export function dbosClient(database: string): Promise<DBOSClient> {
@@ -54,10 +61,11 @@ export function dbosClient(database: string): Promise<DBOSClient> {
 
 export async function closeDbosClients(): Promise<void> {
   const open = [...clients.values()];
-  const stores = [...usageStores.values(), ...listeners.values()];
+  const stores = [...usageStores.values(), ...listeners.values(), ...turnLogs.values()];
   clients.clear();
   usageStores.clear();
   listeners.clear();
+  turnLogs.clear();
   await Promise.allSettled([...open.map(async (client) => (await client).destroy()), ...stores.map((store) => store.close())]);
 }
 

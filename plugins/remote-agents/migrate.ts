@@ -1,5 +1,5 @@
 /**
- * DBOS's system tables, our usage table and the completion trigger (completions.ts), created or migrated once: two
+ * DBOS's system tables, our usage and turn tables and the completion trigger (completions.ts), created or migrated once: two
  * processes migrating a fresh database at the same moment fail with `tuple
  * concurrently updated`, so hosts and workers take one advisory lock around
  * the migration. The lock is tried, not waited for inside a statement: a
@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import { COMPLETION_DDL } from './completions.js';
+import { TURN_DDL } from './turn-log.js';
 import { USAGE_DDL } from './usage-store.js';
 
 const MIGRATION_LOCK = 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked';
@@ -33,7 +34,7 @@ export async function migrateOnce(database: string, created = false): Promise<vo
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
     await DBOS.migrate(database);
-    for (const statement of [...USAGE_DDL, ...COMPLETION_DDL]) await client.query(statement);
+    for (const statement of [...USAGE_DDL, ...TURN_DDL, ...COMPLETION_DDL]) await client.query(statement);
   } finally {
     await client.query(MIGRATION_UNLOCK, [KEY]).catch(() => undefined);
     await client.end().catch(() => undefined);

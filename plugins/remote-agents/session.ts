@@ -1,19 +1,29 @@
 /**
- * A kernel `WorkflowSession` whose one turn runs on a worker: `prompt`
+ * A kernel `WorkflowSession` whose turns run on a worker: `prompt`
  * enqueues the attempt under its workflow ID (or re-attaches to it: the ID is
  * an idempotency key) and ends with the worker's outcome. Usage is the sum
  * over executions (usage-store.ts): an attempt recovered from a dead worker
- * counts the turns its first execution finished too. `abort` cancels the
- * DBOS workflow, which the worker notices and stops its Pi session.
+ * counts the turns its first execution finished too. While the attempt runs,
+ * every turn a worker finishes is reported as `turn_end` with the attempt's
+ * cumulative usage, as a local session reports it, so the budgets plugin can
+ * stop the agent between turns. `abort` cancels the DBOS workflow, which the
+ * worker notices and stops its Pi session.
+ *
+ * A named handle's later `send` is a new queued attempt, `<id>/t<turn>`: it
+ * carries the session file of the handle's previous turn and starts at that
+ * turn's result commit, and the worker resumes that Pi session. Stats stay
+ * cumulative over the handle's turns, as a local session's are.
  *
  * A lost database connection while waiting is waited out (the run waits);
  * stop, time-outs and cancellation still end the wait at once.
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf, type JsonSchema, type JsonValue, type SessionProgress, type SessionStats, type WorkflowSession } from '../../kernel/index.js';
-import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseOutcome, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
+import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseOutcome, resultBranch, turnWorkflowId, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
 import type { CompletionListener } from './completions.js';
 import { saveTranscript } from './transcript.js';
+import { TurnFeed } from './turn-feed.js';
+import type { TurnLog } from './turn-log.js';
 import type { UsageStore } from './usage-store.js';
 
 export interface RemoteSessionOptions {
@@ -21,14 +31,18 @@ export interface RemoteSessionOptions {
   readonly usage: () => UsageStore;
   /** Wakes the wait for the outcome when the attempt's workflow ends (completions.ts). */
   readonly completions: () => CompletionListener;
+  /** The workers' per-turn rows, read while the attempt runs (turn-feed.ts). */
+  readonly turns: () => TurnLog;
   readonly queue: string;
   /** The attempt without its turn: the prompt and result schema come with `prompt`. */
   readonly request: Omit<AttemptRequest, 'prompt' | 'outputSchema'>;
   /** The host file the worker's transcript is written to (transcript.ts). */
   readonly transcriptFile: string;
-  /** Applies the agent's commit to the host's working tree. */
-  readonly applyCommit: (commit: NonNullable<AttemptOutcome['commit']>) => Promise<void>;
+  /** Applies the agent's commit (its changes since `baseCommit`) to the host's working tree. */
+  readonly applyCommit: (commit: NonNullable<AttemptOutcome['commit']>, baseCommit: string) => Promise<void>;
   readonly pollMs: number;
+  /** How often finished turns are read while the attempt runs. */
+  readonly turnPollMs: number;
   readonly signal: AbortSignal;
 }
 
@@ -52,16 +66,28 @@ export class RemoteSession implements WorkflowSession {
   #workflowId: string;
   #outcome: AttemptOutcome | undefined;
   #prompted = false;
+  /** Turns prompted so far; a handle's later turn continues the session. */
+  #turn = 0;
+  /** The cumulative stats of the handle's finished turns. */
+  #carried: AttemptStats = ZERO;
+  /** Where the next turn starts: the last turn's result commit, at first the run's base. */
+  #baseCommit: string;
 
   constructor(options: RemoteSessionOptions) {
     this.#options = options;
     this.#workflowId = options.request.workflowId;
+    this.#baseCommit = options.request.repository.baseCommit;
     this.reference = Object.freeze({ transport: 'remote', via: 'remote', workflowId: options.request.workflowId, queue: options.queue, sessionFile: options.transcriptFile });
   }
 
   /** The worker's Pi session ID once it answered; until then the attempt's workflow ID. */
   get nativeSessionId(): string {
     return this.#outcome?.sessionId ?? this.#workflowId;
+  }
+
+  /** The worker's effective system prompt, known once it answered (the engine reads it again after the turn); at a handle's later turn, the previous turn's. */
+  systemPrompt(): string | undefined {
+    return this.#outcome?.systemPrompt;
   }
 
   model(): string {
@@ -83,28 +109,63 @@ export class RemoteSession implements WorkflowSession {
 
   async prompt(text: string, turn?: { readonly outputSchema?: JsonSchema }): Promise<void> {
     if (this.#state === 'disposed') throw new Error('the agent session was disposed');
-    if (this.#prompted) throw new WorkflowError('AGENT_FAILED', 'a remote agent runs one turn: a named handle cannot send it a second one (run the handle locally with extensionSettings["remote-agents"].agents)');
+    if (this.#state === 'running') throw new Error('the remote agent is already running a turn');
+    const previous = this.#outcome;
+    if (this.#prompted && previous === undefined) throw new WorkflowError('AGENT_FAILED', "the remote handle's previous turn did not finish: its session cannot continue");
     this.#prompted = true;
-    const request: AttemptRequest = { ...this.#options.request, prompt: text, ...(turn?.outputSchema === undefined ? {} : { outputSchema: turn.outputSchema }) };
+    this.#turn += 1;
+    const request = this.#turnRequest(text, turn?.outputSchema, previous);
+    this.#outcome = undefined;
     this.#state = 'running';
     try {
       const client = await this.#options.client();
       this.#workflowId = await this.#attach(client, request);
-      const outcome = parseOutcome(await this.#waitOut(() => this.#result(client)), this.#workflowId);
+      const feed = new TurnFeed(this.#options.turns, this.#workflowId);
+      const following = new AbortController();
+      const followed = this.#follow(feed, following.signal);
+      let answer: unknown;
+      try {
+        answer = await this.#waitOut(() => this.#result(client));
+      } finally {
+        following.abort();
+        await followed;
+      }
+      // Every turn is reported before the outcome: a hard limit reached after one of them stops the agent there, as locally.
+      this.#report(await this.#waitOut(() => feed.read()));
+      this.#check();
+      const outcome = parseOutcome(answer, this.#workflowId);
       this.#outcome = outcome;
       // The outcome's stats are the answering execution's; the table holds those of executions that died.
-      this.#stats = add(outcome.stats, await this.#waitOut(() => this.#options.usage().others(this.#workflowId, outcome.sessionId)));
+      this.#stats = add(this.#carried, add(outcome.stats, await this.#waitOut(() => this.#options.usage().others(this.#workflowId, outcome.execution ?? outcome.sessionId))));
       saveTranscript(this.#options.transcriptFile, outcome);
-      this.#emit({ type: 'turn_end', stats: this.stats() });
       if (outcome.status === 'failed') {
+        this.#emit({ type: 'turn_end', stats: this.stats() });
         const error = outcome.error ?? { code: 'AGENT_FAILED', message: 'the remote agent failed' };
         throw new WorkflowError('AGENT_FAILED', `remote agent failed on worker ${outcome.executor}: ${error.code}: ${error.message}`);
       }
-      if (outcome.commit !== undefined) await this.#options.applyCommit(outcome.commit);
+      if (outcome.commit !== undefined) await this.#options.applyCommit(outcome.commit, request.repository.baseCommit);
+      this.#carried = this.#stats;
+      this.#baseCommit = outcome.commit?.sha ?? this.#baseCommit;
+      // The result before the last turn's end, as a local session emits them: a final turn that overshoots a hard limit is accepted.
       if (outcome.submitted !== undefined) this.#emit({ type: 'result', value: outcome.submitted.value });
+      this.#emit({ type: 'turn_end', stats: this.stats() });
     } finally {
       if (this.#state === 'running') this.#state = 'idle';
     }
+  }
+
+  /** This turn's attempt: the first as the engine prepared it; a later one continues the previous turn's session and commit. */
+  #turnRequest(prompt: string, outputSchema: JsonSchema | undefined, previous: AttemptOutcome | undefined): AttemptRequest {
+    const base = this.#options.request;
+    const workflowId = turnWorkflowId(base.workflowId, this.#turn);
+    return {
+      ...base,
+      workflowId,
+      prompt,
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+      repository: { ...base.repository, baseCommit: this.#baseCommit, resultBranch: resultBranch(workflowId) },
+      ...(previous === undefined ? {} : { continuation: { turn: this.#turn, transcript: previous.transcript } }),
+    };
   }
 
   async steer(): Promise<void> {
@@ -163,6 +224,31 @@ export class RemoteSession implements WorkflowSession {
     if (status?.status !== 'SUCCESS') return false;
     const output: unknown = status.output;
     return typeof output === 'object' && output !== null && (output as { error?: { code?: unknown } }).error?.code === 'CANCELLED';
+  }
+
+  /** Reads finished turns every `turnPollMs` until `stop`; a failed read is left to the next one (the last read after the outcome catches up). */
+  async #follow(feed: TurnFeed, stop: AbortSignal): Promise<void> {
+    while (!stop.aborted && !this.#abort.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#options.turnPollMs);
+        stop.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (stop.aborted) return;
+      try {
+        this.#report(await feed.read());
+      } catch {
+        // The database is restarting: the outcome's wait deals with that.
+      }
+    }
+  }
+
+  /** Reports turns in order; once the agent is aborted (a hard limit after one of them) the rest are not its usage. */
+  #report(turns: readonly AttemptStats[]): void {
+    for (const stats of turns) {
+      if (this.#abort.signal.aborted || this.#options.signal.aborted) return;
+      this.#stats = add(this.#carried, stats);
+      this.#emit({ type: 'turn_end', stats: this.#stats });
+    }
   }
 
   /** Calls `read` until the database answers; the wait ends at once when the attempt is aborted. */

@@ -10,7 +10,7 @@ import { SettingsManager } from '@earendil-works/pi-coding-agent';
 import { WorkflowError, resolveAgentDir, type AgentTransport, type AgentTransportContext, type JsonValue, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { runTranscriptDir } from '../../lib/transcripts/location.js';
 import { ATTEMPT_FORMAT, attemptWorkflowId, identityKey, resultBranch, type AttemptRequest } from './attempt.js';
-import { completionListener, dbosClient, usageStore } from './dbos-client.js';
+import { completionListener, dbosClient, turnLog, usageStore } from './dbos-client.js';
 import { applyAgentCommit, baseRepository } from './git.js';
 import { RemoteSession } from './session.js';
 import { SETTINGS_KEY, type RemoteSettings } from './settings.js';
@@ -20,8 +20,10 @@ export const TRANSPORT_NAME = 'remote';
 
 export interface RemoteTransportOptions {
   readonly settings: RemoteSettings;
-  /** How often the host reads an attempt's progress and outcome; default 25 ms. */
+  /** How often the host reads an attempt's outcome; default 25 ms. */
   readonly pollMs?: number;
+  /** How often the host reads a running attempt's finished turns; default 100 ms. */
+  readonly turnPollMs?: number;
 }
 
 /** Setup hooks' extension factories and resource policies are host code and host state: a worker cannot run them. */
@@ -47,12 +49,12 @@ export function createRemoteTransport(options: RemoteTransportOptions): AgentTra
     async createSession(input, context) {
       const why = unsupported(input);
       if (why !== undefined) throw new WorkflowError('AGENT_FAILED', `a remote agent cannot run with ${why}; exclude it with extensionSettings["${SETTINGS_KEY}"].agents`);
-      return createRemoteSession(input, context, settings, options.pollMs ?? 25, remoteUrls);
+      return createRemoteSession(input, context, settings, { pollMs: options.pollMs ?? 25, turnPollMs: options.turnPollMs ?? 100 }, remoteUrls);
     },
   };
 }
 
-async function createRemoteSession(input: SessionInput, context: AgentTransportContext, settings: RemoteSettings, pollMs: number, remoteUrls: Map<string, string>): Promise<WorkflowSession> {
+async function createRemoteSession(input: SessionInput, context: AgentTransportContext, settings: RemoteSettings, polls: { readonly pollMs: number; readonly turnPollMs: number }, remoteUrls: Map<string, string>): Promise<WorkflowSession> {
   const { prepared } = context;
   const repo = await baseRepository(input.cwd, settings.remote, remoteUrls);
   const workflowId = attemptWorkflowId(context.run.runId, context.identity, context.attempt);
@@ -89,11 +91,13 @@ async function createRemoteSession(input: SessionInput, context: AgentTransportC
     client: () => dbosClient(settings.database),
     usage: () => usageStore(settings.database),
     completions: () => completionListener(settings.database),
+    turns: () => turnLog(settings.database),
     queue: settings.queue,
     request,
     transcriptFile: plannedTranscript(transcriptDir, identityKey(context.identity)),
-    applyCommit: (commit) => applyAgentCommit(repo, input.cwd, settings.remote, commit),
-    pollMs,
+    applyCommit: (commit, baseCommit) => applyAgentCommit({ ...repo, baseCommit }, input.cwd, settings.remote, commit),
+    pollMs: polls.pollMs,
+    turnPollMs: polls.turnPollMs,
     signal: context.signal,
   });
 }

@@ -7,25 +7,35 @@
  * the transcript and the agent's commit. A cancelled workflow (the run
  * stopped, the agent timed out) aborts the session.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { WorkflowError, isWorkflowError, messageOf, type AgentTransport, type AgentTransportContext, type JsonValue, type RunAccess, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { ATTEMPT_FORMAT, MAX_TRANSCRIPT_BYTES, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
+import { continuedSession, type ContinuedSession } from './worker-continuation.js';
 import { pushChanges, type AttemptWorktree } from './worker-git.js';
 import type { WorktreePool } from './worktree-pool.js';
 
 export interface AttemptRuntime {
   readonly transport: AgentTransport;
+  /** The same transport resuming a session file instead of starting one: a handle's later turn. */
+  readonly continueTransport?: (sessionFile: string) => AgentTransport;
   readonly repo: string;
   readonly remote: string;
   readonly worktrees: WorktreePool;
   readonly executor: string;
-  /** Records an execution's cumulative usage after each finished turn. */
-  progress(execution: string, stats: AttemptStats): Promise<void>;
+  /** Records an execution's cumulative usage after each finished turn, and whether its result was submitted by then. */
+  progress(execution: string, stats: AttemptStats, submitted: boolean): Promise<void>;
   /** Settles when the attempt's workflow is cancelled. */
   cancelled(signal: AbortSignal): Promise<void>;
 }
 
 const ZERO: AttemptStats = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 };
+
+/** This execution's own usage: a resumed session's stats include the handle's earlier turns, which the host already charged. */
+function since(stats: AttemptStats, baseline: AttemptStats): AttemptStats {
+  const over = (a: number, b: number): number => Math.max(0, a - b);
+  return { inputTokens: over(stats.inputTokens, baseline.inputTokens), outputTokens: over(stats.outputTokens, baseline.outputTokens), costUsd: over(stats.costUsd, baseline.costUsd), turns: over(stats.turns, baseline.turns) };
+}
 
 /** A worker runs no run of its own: plugin state and events belong to the host. */
 function detachedAccess(request: AttemptRequest, cwd: string): RunAccess {
@@ -62,7 +72,11 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
   const abort = new AbortController();
   void runtime.cancelled(abort.signal).then(() => abort.abort(), () => undefined);
   let session: WorkflowSession | undefined;
+  let continued: ContinuedSession | undefined;
   try {
+    continued = continuedSession(request, runtime.worktrees.root);
+    if (continued !== undefined && runtime.continueTransport === undefined) throw new WorkflowError('AGENT_FAILED', 'this worker cannot resume a session (a handle\'s later turn): update wfcli on the worker');
+    const transport = continued === undefined ? runtime.transport : (runtime.continueTransport?.(continued.file) ?? runtime.transport);
     worktree = await runtime.worktrees.acquire(request);
     const input: SessionInput = {
       cwd: worktree.cwd,
@@ -94,14 +108,20 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
         ...(request.rootTools === undefined ? {} : { rootTools: request.rootTools }),
       },
     };
-    session = await runtime.transport.createSession(input, context);
+    session = await transport.createSession(input, context);
     const live = session;
-    const execution = live.nativeSessionId ?? request.workflowId;
+    const baseline = live.stats();
+    const native = (live.nativeSessionId ?? request.workflowId).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
+    // A resumed session keeps the handle's Pi session ID: each execution of a later turn needs a key of its own in the usage tables.
+    const execution = request.continuation === undefined ? native : `${native}.${randomBytes(8).toString('hex')}`;
     let submitted: { value: JsonValue } | undefined;
     let writes = Promise.resolve();
     live.subscribe((progress) => {
       if (progress.type === 'result' && submitted === undefined) submitted = { value: progress.value };
-      if (progress.type === 'turn_end') writes = writes.then(() => runtime.progress(execution, progress.stats)).catch(() => undefined);
+      if (progress.type !== 'turn_end') return;
+      const done = submitted !== undefined;
+      const stats = since(progress.stats, baseline);
+      writes = writes.then(() => runtime.progress(execution, stats, done)).catch(() => undefined);
     });
     const onAbort = (): void => void live.abort();
     abort.signal.addEventListener('abort', onAbort, { once: true });
@@ -118,7 +138,7 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     const [, commit] = await Promise.all([writes, error === undefined ? pushChanges(worktree, runtime.remote, request) : undefined]);
     const model = live.model?.() ?? request.model;
     const systemPrompt = live.systemPrompt?.();
-    const base = { stats: live.stats(), model: model ?? '', sessionId: execution.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128), transcript: transcriptOf(live), executor: runtime.executor, ...(systemPrompt === undefined ? {} : { systemPrompt }) };
+    const base = { stats: since(live.stats(), baseline), model: model ?? '', sessionId: native, ...(execution === native ? {} : { execution }), transcript: transcriptOf(live), executor: runtime.executor, ...(systemPrompt === undefined ? {} : { systemPrompt }) };
     if (error !== undefined) return failed(request, runtime.executor, error, base);
     return { format: ATTEMPT_FORMAT, status: 'completed', ...base, ...(submitted === undefined ? {} : { submitted }), ...(commit === undefined ? {} : { commit }) };
   } catch (error) {
@@ -126,6 +146,7 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     return failed(request, runtime.executor, error);
   } finally {
     abort.abort();
+    continued?.remove();
     // The outcome does not wait for the worktree's cleaning: the pool cleans it before it is used again.
     worktree?.release();
   }

@@ -14,6 +14,7 @@ import { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseRequest, 
 import { migrateOnce } from './migrate.js';
 import { runAttempt } from './worker-attempt.js';
 import { holdLease } from './worker-lease.js';
+import { TurnLog } from './turn-log.js';
 import { UsageStore } from './usage-store.js';
 import { WorktreePool } from './worktree-pool.js';
 
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   readonly remote: string;
   /** The Pi transport (plugins/pi-transport), handed in by the command. */
   readonly transport: AgentTransport;
+  /** The Pi transport resuming a session file (a handle's later turn), handed in by the command. */
+  readonly continueTransport?: (sessionFile: string) => AgentTransport;
   /** Where attempt worktrees go; default a folder per executor in the OS temp dir. */
   readonly worktrees?: string;
   /** How often the queue and cancellations are polled; default 20 ms. */
@@ -90,6 +93,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   });
 
   const usage = new UsageStore(options.database);
+  const turns = new TurnLog(options.database);
   // The queue's limits are in the database before DBOS starts: its first dispatch already honours them.
   // The client stays open to read attempts' statuses: DBOS.getWorkflowStatus inside the attempt's workflow would
   // be a recorded operation (a write per read) that throws, instead of answering, once the workflow is cancelled.
@@ -111,11 +115,13 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
     // execution that still owns the workflow; a step would write the same outcome (its transcript too) first.
     const outcome = await runAttempt(request, {
       transport: options.transport,
+      ...(options.continueTransport === undefined ? {} : { continueTransport: options.continueTransport }),
       repo: options.repo,
       remote: options.remote,
       worktrees,
       executor,
-      progress: (execution, stats) => usage.record(workflowId, execution, stats),
+      // The turn row lets the host stop the attempt between turns (a hard limit); the usage row outlives a dead execution.
+      progress: async (execution, stats, submitted) => void (await Promise.all([usage.record(workflowId, execution, stats), turns.record(workflowId, execution, stats, submitted)])),
       cancelled: cancellation(workflowId, pollMs, async (id) => (await admin.getWorkflow(id)) ?? null),
     });
     // A cancelled attempt records no outcome: its workflow stays CANCELLED, and a resumed host runs it again.
@@ -144,6 +150,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       await lease.close();
       await admin.destroy().catch(() => undefined);
       await usage.close();
+      await turns.close();
       resolve();
     };
     if (options.signal.aborted) void stop();

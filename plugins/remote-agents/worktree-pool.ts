@@ -55,6 +55,11 @@ export class WorktreePool {
     this.#options = options;
   }
 
+  /** The worker's own folder the worktrees are in (a continued session's file goes there too, worker-continuation.ts). */
+  get root(): string {
+    return this.#options.root;
+  }
+
   /** A clean worktree at the attempt's base commit; AGENT_FAILED when the clone cannot get the commit. */
   async acquire(request: Pick<AttemptRequest, 'repository'>): Promise<AttemptWorktree> {
     const { baseCommit, subdirectory } = request.repository;

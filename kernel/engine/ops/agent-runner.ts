@@ -259,16 +259,22 @@ export async function runAgent(env: AgentRunEnv, request: AgentRequest, signal: 
         // The run may have stopped while the session was being built.
         if (signal.aborted) throw new WorkflowError('CANCELLED', 'agent cancelled: the run was stopped');
       }
-      const systemPrompt = session.systemPrompt?.();
-      if (systemPrompt !== undefined) {
-        recordSystemPrompt(env.runDir, { agentId: request.agentId, nativeSessionId: session.nativeSessionId ?? null, attempt, turn: request.identity.turn ?? 1 }, systemPrompt);
-      }
+      const live = session;
+      const recordPrompt = (): boolean => {
+        const systemPrompt = live.systemPrompt?.();
+        if (systemPrompt === undefined) return false;
+        recordSystemPrompt(env.runDir, { agentId: request.agentId, nativeSessionId: live.nativeSessionId ?? null, attempt, turn: request.identity.turn ?? 1 }, systemPrompt);
+        return true;
+      };
+      const promptRecorded = recordPrompt();
       // Stats are cumulative per session: a continued handle session charges only this turn's growth.
       const before = session.stats();
       let submitted: JsonValue | undefined;
       try {
         submitted = await runTurn(session, setup.prompt, setup.prepared.turnControl, request.options, signal);
       } finally {
+        // A session that knew its system prompt only once the turn ended (a remote attempt) records it now.
+        if (!promptRecorded) recordPrompt();
         const after = session.stats();
         tally.usage = addUsage(tally.usage, { inputTokens: after.inputTokens - before.inputTokens, outputTokens: after.outputTokens - before.outputTokens, costUsd: after.costUsd - before.costUsd });
         // Descendants count toward the agent that spawned them, whatever became of them: uncollected ones are cancelled and counted once they wound down.

@@ -36,7 +36,7 @@ function selectPiCli(choice: string | undefined): string {
 export const PI_CLI = selectPiCli(process.env['PI_CLI']);
 
 /** The Pi package the entry script belongs to. */
-function piPackageOf(cli: string): string {
+export function piPackageOf(cli: string): string {
   for (let dir = dirname(cli); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@earendil-works/pi-coding-agent') return dir;

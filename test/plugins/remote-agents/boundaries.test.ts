@@ -3,8 +3,12 @@
  * file only, strict shape), the queued attempt a worker reads and the
  * outcome a host reads. Both sides treat the other's JSON as hostile.
  */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attemptWorkflowId, identityKey, parseOutcome, parseRequest, resultBranch, type AttemptRequest } from '../../../plugins/remote-agents/attempt.js';
+import { attemptWorkflowId, identityKey, parseOutcome, parseRequest, resultBranch, turnWorkflowId, type AttemptRequest } from '../../../plugins/remote-agents/attempt.js';
+import { continuedSession } from '../../../plugins/remote-agents/worker-continuation.js';
 import { isConnectionError } from '../../../plugins/remote-agents/session.js';
 import { parseRemoteSettings, validateRemoteSettings, wantsRemote } from '../../../plugins/remote-agents/settings.js';
 import { thrownBy } from '../../support/engine-harness.js';
@@ -103,5 +107,51 @@ describe('the queue crossing', () => {
     expect(isConnectionError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isConnectionError(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
     expect(isConnectionError(new Error('Workflow wf-x does not exist'))).toBe(false);
+  });
+});
+
+describe("a handle's later turn on a worker", () => {
+  const header = `${JSON.stringify({ type: 'session', version: 3, id: 's-1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w' })}\n`;
+  const entry = `${JSON.stringify({ type: 'message', id: 'm1', parentId: null, message: { role: 'user', content: 'x' } })}\n`;
+  const turn2 = (transcript: string): AttemptRequest => {
+    const workflowId = turnWorkflowId(attemptWorkflowId(runId, identity, 1), 2);
+    return request({ workflowId, continuation: { turn: 2, transcript }, repository: { remoteUrl: '/remote.git', baseCommit: 'b'.repeat(40), subdirectory: '', resultBranch: resultBranch(workflowId) } });
+  };
+
+  it('has its own workflow ID and branch, checked against its turn', () => {
+    const base = attemptWorkflowId(runId, identity, 1);
+    expect(turnWorkflowId(base, 1)).toBe(base);
+    expect(turnWorkflowId(base, 2)).toBe(`${base}/t2`);
+    // Not under the first turn's branch: git cannot hold both.
+    expect(resultBranch(`${base}/t2`)).toBe(`wfcli/remote/${base}-t2`);
+    expect(parseRequest(turn2(header)).continuation?.turn).toBe(2);
+    expect(thrownBy(() => parseRequest({ ...turn2(header), workflowId: base }))).toMatchObject({ code: 'AGENT_FAILED' });
+    expect(thrownBy(() => parseRequest({ ...turn2(header), continuation: { turn: 1, transcript: header } }))).toMatchObject({ code: 'AGENT_FAILED' });
+  });
+
+  it('writes a well-formed session file (0600) and refuses any other text, naming the attempt', () => {
+    const root = mkdtempSync(join(tmpdir(), 'wfcli-continuation-'));
+    try {
+      expect(continuedSession(request(), root)).toBeUndefined();
+      const written = continuedSession(turn2(header + entry), root);
+      expect(readFileSync(written?.file ?? '', 'utf8')).toBe(header + entry);
+      expect(statSync(written?.file ?? '').mode & 0o777).toBe(0o600);
+      written?.remove();
+      for (const [text, why] of [
+        ['', 'it is empty'],
+        [entry, 'its first line is not a Pi session header'],
+        [`${header}not json\n`, 'line 2 is not JSON'],
+        [`${header}[1]\n`, 'line 2 is not a session entry'],
+        [`${header}{"id":"x"}\n`, 'line 2 is not a session entry'],
+        [header + 'x'.repeat(10 * 1024 * 1024), 'larger than'],
+      ] as const) {
+        const error = thrownBy(() => continuedSession(turn2(text), root));
+        expect(error).toMatchObject({ code: 'AGENT_FAILED' });
+        expect((error as Error).message).toContain(why);
+        expect((error as Error).message).toContain('/t2');
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
