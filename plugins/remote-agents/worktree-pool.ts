@@ -103,6 +103,8 @@ export class WorktreePool {
    */
   async #checkout(slot: Slot, commit: string): Promise<boolean> {
     const checkout = async (): Promise<void> => void (await git(this.#verified(slot), ['checkout', '--quiet', '--force', '--detach', commit]));
+    // Cleaned at this very commit (a run's agents mostly start from one base): the checkout would change nothing.
+    if (this.#detachedAt(slot, commit)) return true;
     try {
       await checkout();
       return true;
@@ -182,6 +184,16 @@ export class WorktreePool {
       throw new WorkflowError('AGENT_FAILED', `the worktree ${slot.dir} was tampered with: its .git link is not the one git made`);
     }
     return slot.dir;
+  }
+
+  /** Whether the worktree's HEAD is detached at `commit`, read from git's own file for it (no process). */
+  #detachedAt(slot: Slot, commit: string): boolean {
+    this.#verified(slot);
+    try {
+      return readFileSync(path.join(slot.admin, 'HEAD'), 'utf8') === `${commit}\n`;
+    } catch {
+      return false;
+    }
   }
 
   #release(slot: Slot): void {

@@ -98,6 +98,26 @@ describe('the worker worktree pool', () => {
     two.release();
   });
 
+  it('hands a worktree cleaned at the next base commit on without a checkout, with nothing of the last attempt left', async () => {
+    const { project, clone, root } = machines();
+    const head = git(project, 'rev-parse', 'HEAD');
+    const worktrees = pool(clone, root);
+    const one = await worktrees.acquire(at(head));
+    const dir = one.dir;
+    writeFileSync(path.join(dir, 'tracked.txt'), 'changed by the agent\n');
+    writeFileSync(path.join(dir, 'untracked.txt'), 'left\n');
+    writeFileSync(path.join(dir, 'staged.txt'), 'staged\n');
+    git(dir, 'add', 'staged.txt');
+    one.release();
+
+    const two = await worktrees.acquire(at(head));
+    expect(two.dir).toBe(dir);
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+    expect(readFileSync(path.join(dir, 'tracked.txt'), 'utf8')).toBe('committed\n');
+    expect(git(dir, 'status', '--porcelain', '--ignored', '--untracked-files=all')).toBe('');
+    two.release();
+  });
+
   it('replaces a worktree whose .git link the agent rewrote, and removes every worktree when closed', async () => {
     const { project, clone, root } = machines();
     const head = git(project, 'rev-parse', 'HEAD');
