@@ -34,13 +34,18 @@ export class SandboxPool {
     if (this.#closed) throw new WorkflowError('CANCELLED', 'the sandbox pool is closed');
     const spare = this.#spare !== undefined && !this.#spare.exited ? this.#spare : new SandboxProcess(this.limits);
     this.#spare = undefined;
-    // The next spare starts once this run's script is on its way: spawning takes milliseconds of this thread.
-    if (this.#warm) setImmediate(() => this.#replenish());
     return spare;
   }
 
+  /**
+   * The next spare starts once the taken sandbox first answers (or ends):
+   * spawning takes milliseconds of this thread, and the new process's start
+   * competes for the CPU with the script being compiled and run.
+   */
   #replenish(): void {
-    if (!this.#closed && this.#spare === undefined) this.#spare = new SandboxProcess(this.limits);
+    if (this.#warm) setImmediate(() => {
+      if (!this.#closed && this.#spare === undefined) this.#spare = new SandboxProcess(this.limits);
+    });
   }
 
   /** Starts one script in a fresh sandbox process. */
@@ -52,12 +57,19 @@ export class SandboxPool {
       return { result: Promise.reject(error), terminate: async () => undefined };
     }
     let finish: (error: WorkflowError | undefined, value?: JsonValue) => void = () => undefined;
+    let answered = false;
+    const replenish = (): void => {
+      if (answered) return;
+      answered = true;
+      this.#replenish();
+    };
     const result = new Promise<JsonValue>((resolve, reject) => {
       let done = false;
       let monitor: Monitor | undefined;
       finish = (error, value) => {
         if (done) return;
         done = true;
+        replenish();
         monitor?.stop();
         sandbox.kill();
         if (error) reject(error);
@@ -75,6 +87,7 @@ export class SandboxPool {
         );
       sandbox.attach({
         message: (message) => {
+          replenish();
           if (!done) this.#handle(message, handlers, sandbox, finish, () => monitor?.pong(), spec.locate);
         },
         exit: () => {

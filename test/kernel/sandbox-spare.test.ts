@@ -1,8 +1,8 @@
 /**
  * The pool's spare sandbox process (kernel/sandbox/pool.ts): a run takes it,
- * and the next spare starts only after the run's script is on its way, so
- * spawning it is not on the launch's path; a pool closed before then starts
- * none. A process that turned spares off (each `wfcli` command) starts a
+ * and the next spare starts only once the run's sandbox first answers (or
+ * ends), so spawning it is not on the path to the script's first call; a pool
+ * closed before then starts none. A process that turned spares off (each `wfcli` command) starts a
  * sandbox only for a run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -54,6 +54,26 @@ describe("the pool's spare sandbox process", () => {
       const now = children().filter((pid) => !before.has(pid));
       return now.length > 0 && !now.includes(spare[0]!);
     }, 'a new spare, and the run process gone');
+  });
+
+  it("is replaced only after the run's sandbox first answered: not before the script's first call reached the host", async () => {
+    const before = new Set(children());
+    const pool = new SandboxPool();
+    pools.push(pool);
+    const spare = children().filter((pid) => !before.has(pid));
+    expect(spare).toHaveLength(1);
+    let atFirstCall: number[] = [];
+    const execution = start(
+      pool,
+      compile('await step({}); return 1;'),
+      recorder(() => {
+        atFirstCall = children().filter((pid) => !before.has(pid));
+        return null;
+      }).handlers,
+    );
+    expect(await execution.result).toBe(1);
+    expect(atFirstCall).toEqual(spare);
+    await until(() => children().some((pid) => !before.has(pid) && pid !== spare[0]), 'the replacement spare');
   });
 
   it('closed right after a run took its spare, starts no replacement and leaves no process', async () => {
