@@ -36,7 +36,7 @@ import type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOpt
 import { checkSubcommands } from './subcommands.js';
 import type { WorkflowSubcommand } from '../contracts/subcommand.js';
 import type { CheckpointAnswer, LaunchRequest, ProposalAnswer, RunDiagnostics, WorkflowEngineApi } from '../contracts/engine-api.js';
-import { preloadParser } from '../preflight/parse-ast.js';
+import { warmUpPreflight } from '../preflight/warm-up.js';
 
 export type { AgentOptionsInput, EngineOptions, PreparationInspection, ResumeOptions, RetryOptions, RunHandle, RunOutcome, StopResult } from './engine-types.js';
 
@@ -58,7 +58,7 @@ export class WorkflowEngine implements WorkflowEngineApi {
     this.root = options.root ?? workflowsRoot(options.home);
     this.sessionId = options.sessionId;
     this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
-    preloadParser();
+    warmUpPreflight();
     this.#prep = new LaunchPrep(options);
     options.kernel.hooks.registry.engine.call({ engine: this, onClose: (listener) => void this.#closeListeners.push(listener) });
   }

@@ -1,0 +1,49 @@
+/**
+ * The preflight warm-up an engine starts (kernel/preflight/warm-up.ts): it
+ * runs in the background after a delay, leaves later preflights' results
+ * unchanged, and never keeps a process alive that has nothing else to do.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { preflight } from '../../kernel/preflight/index.js';
+import { warmUpPreflight } from '../../kernel/preflight/warm-up.js';
+
+const RESOLVE = fileURLToPath(new URL('../../scripts/ts-resolve.mjs', import.meta.url));
+const WARM_UP = fileURLToPath(new URL('../../kernel/preflight/warm-up.ts', import.meta.url));
+const OPTIONS = { primitives: ['parallel', 'log'], functions: ['step'], effects: [] };
+const SOURCE = 'const a = await step({ n: 1 });\nconst [b] = await parallel([() => step({ n: 2 })]);\nreturn { a, b };\n';
+
+afterEach(() => void vi.useRealTimers());
+
+describe('the preflight warm-up', () => {
+  it('runs once, later, and leaves the results of later preflights unchanged', () => {
+    // `locate` is a closure made per result; everything else is data.
+    const { locate: _cold, ...cold } = preflight(SOURCE, OPTIONS);
+    vi.useFakeTimers();
+    warmUpPreflight();
+    warmUpPreflight();
+    // Nothing runs at the call: the engine's creation is not slowed.
+    expect(vi.getTimerCount()).toBe(1);
+    vi.runAllTimers();
+    expect(vi.getTimerCount()).toBe(0);
+    const { locate: _warm, ...warm } = preflight(SOURCE, OPTIONS);
+    expect(warm).toEqual(cold);
+  });
+
+  it('does not keep a process alive: one that has nothing else to do exits before the warm-up loads the parser', async () => {
+    const code = [
+      `await import(${JSON.stringify(RESOLVE)});`,
+      `const { warmUpPreflight } = await import(${JSON.stringify(WARM_UP)});`,
+      `const { createRequire } = await import('node:module');`,
+      'warmUpPreflight();',
+      `process.on('exit', () => process.stdout.write(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('rollup')))));`,
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const exit = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(exit).toBe(0);
+    expect(out).toBe('false');
+  });
+});
