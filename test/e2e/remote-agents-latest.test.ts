@@ -4,7 +4,8 @@
  * the workers load Pi 1.x's SDK, named by `WFCLI_PI`, which `wfcli` honours
  * and the processes inherit. Kept small (one run, one worker): the failure
  * cases are remote-agents.test.ts's, on the default Pi, which covers this
- * path too: the file runs only when PI_CLI names another Pi.
+ * path too: vitest.e2e.config.ts runs this file only when PI_CLI names
+ * another Pi.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { PI_CLI, piPackageOf, runWfcli } from './support/pi-cli.js';
 import { journaled, submit, useRemoteWorld, writeScript } from './support/remote-run.js';
 import { json, runIdOf } from './support/wfcli-output.js';
 
-describe.skipIf((process.env['PI_CLI'] ?? '') === '')('remote agents on the Pi under test', () => {
+describe('remote agents on the Pi under test', () => {
   const previous = process.env['WFCLI_PI'];
   beforeAll(() => {
     process.env['WFCLI_PI'] = PI_CLI;

@@ -38,15 +38,21 @@ afterEach(async () => {
   for (const pool of pools.splice(0)) await pool.close();
 });
 
+/** A new pool and the one spare process it started (the children there were before it are `before`). */
+function poolWithSpare(): { before: Set<number>; pool: SandboxPool; spare: number[] } {
+  const before = new Set(children());
+  const pool = new SandboxPool();
+  pools.push(pool);
+  const spare = children().filter((pid) => !before.has(pid));
+  expect(spare).toHaveLength(1);
+  return { before, pool, spare };
+}
+
 describe("the pool's spare sandbox process", () => {
   it('is replaced after the run took it, once the run has started, not while it starts', async () => {
-    const before = new Set(children());
-    const pool = new SandboxPool();
-    pools.push(pool);
-    const spare = children().filter((pid) => !before.has(pid));
-    expect(spare).toHaveLength(1);
+    const { before, pool, spare } = poolWithSpare();
     const execution = start(pool, compile('return 6 * 7;'), recorder(() => null).handlers);
-    // Taking the spare spawned nothing: the replacement waits for the next turn of the event loop.
+    // Taking the spare spawned nothing: the replacement waits for the run's sandbox to answer.
     expect(children().filter((pid) => !before.has(pid))).toEqual(spare);
     expect(await execution.result).toBe(42);
     // The run's process ends with the run; one new spare waits for the next run.
@@ -57,11 +63,7 @@ describe("the pool's spare sandbox process", () => {
   });
 
   it("is replaced only after the run's sandbox first answered: not before the script's first call reached the host", async () => {
-    const before = new Set(children());
-    const pool = new SandboxPool();
-    pools.push(pool);
-    const spare = children().filter((pid) => !before.has(pid));
-    expect(spare).toHaveLength(1);
+    const { before, pool, spare } = poolWithSpare();
     let atFirstCall: number[] = [];
     const execution = start(
       pool,
