@@ -12,6 +12,7 @@
  *                                      entries as this one has: what Pi itself charges for them
  *   BENCH pi_start_floor_resources_ms  / _latest: the same with the package's prompt templates and skills
  *                                      beside the empty entries: what Pi charges for reading those
+ *   BENCH pi_start_over_floor_ms       / _cpu_ms, _latest: the package minus the floor, the target's figure
  *   BENCH node_start_ms                `node` running an empty file: every wfcli figure includes it
  *   BENCH pi_list_models_ms            a bare `pi --list-models` (Pi 0.87.1, no package): the floor of the
  *                                      wfcli commands that open a Pi session
@@ -19,8 +20,8 @@
  *   BENCH wfcli_list_200_ms            `wfcli list` in a project with 200 stored runs
  *   BENCH wfcli_status_ms              `wfcli status <run-id>`
  *   BENCH wfcli_run_shell_ms           `wfcli run --script examples/hello.js` (shell commands, no agent)
- *   BENCH <name>_cpu_ms                beside each node and wfcli figure: its CPU time (user + sys, children
- *                                      waited for included)
+ *   BENCH <name>_cpu_ms                beside each figure: its CPU time (user + sys, children waited for
+ *                                      included, to the millisecond: bash's `times`)
  *
  * BENCH_STARTUP_PACKAGE=<dir> measures another built checkout (a baseline) with this one's Pi and examples.
  * BENCH_STARTUP_ONLY=wfcli skips the Pi starts and prints only the wfcli figures.
@@ -30,8 +31,8 @@
  * dependencies, whose resolution --legacy-peer-deps skips: Pi supplies its
  * own SDK) into a temporary directory, listed
  * in the `packages` of a temporary Pi agent dir. The bare home is the same
- * agent dir without it; the two are run alternately so the machine's load
- * drifts over both alike. Targets (issue 34, quiet machine): CPU over the
+ * agent dir without it; the bare, floor and package homes are run in turn, in
+ * one loop per Pi, so the machine's load drifts over all alike. Targets (issue 34, quiet machine): CPU over the
  * floor ≤ 25 ms and RSS ≤ 10 MB on both Pis; help, list and status ≤ 60 ms
  * over node_start_ms; run ≤ 300 ms over pi_list_models_ms.
  */
@@ -84,23 +85,33 @@ function envOf(home: Home): NodeJS.ProcessEnv {
 
 interface Sample {
   readonly ms: number;
-  /** CPU time (user + sys, the process and the children it waited for), ms (NaN without /usr/bin/time). */
+  /** CPU time (user + sys, the process and the children it waited for), ms (NaN without bash). */
   readonly cpuMs: number;
   /** Peak resident set, MB (NaN without /usr/bin/time). */
   readonly mb: number;
 }
 
+/**
+ * Runs the command, then bash's `times`: its second line is the CPU its
+ * children used, to the millisecond (GNU time prints it to 10 ms, too coarse
+ * for a 25 ms target).
+ */
+const WITH_TIMES = '"$@"; status=$?; times >&2; exit $status';
+const CHILDREN_TIMES = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/;
+
 /** Runs `node <script> <args>` in the home's project to its end; fails on a non-zero exit. */
 function sample(home: Home, script: string, args: readonly string[]): Sample {
-  const timed = existsSync(TIME);
-  const [command, argv] = timed ? [TIME, ['-f', 'BENCH_TIME %M %U %S', process.execPath, script, ...args]] : [process.execPath, [script, ...args]];
+  const node = [process.execPath, script, ...args];
+  const command = existsSync(TIME) ? [TIME, '-f', 'BENCH_TIME %M', ...node] : node;
   const started = performance.now();
-  const result = spawnSync(command, argv, { cwd: home.cwd, env: envOf(home), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync('bash', ['-c', WITH_TIMES, 'bash', ...command], { cwd: home.cwd, env: envOf(home), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${script} ${args.join(' ')} exited ${result.status ?? result.signal}:\n${result.stderr}`);
-  const time = /BENCH_TIME (\d+) ([\d.]+) ([\d.]+)/.exec(result.stderr ?? '');
-  if (time === null) return { ms, cpuMs: Number.NaN, mb: Number.NaN };
-  return { ms, cpuMs: (Number(time[2]) + Number(time[3])) * 1000, mb: Number(time[1]) / 1024 };
+  const stderr = result.stderr ?? '';
+  const times = CHILDREN_TIMES.exec(stderr);
+  const cpuMs = times === null ? Number.NaN : (Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4])) * 1000;
+  const peak = /BENCH_TIME (\d+)/.exec(stderr);
+  return { ms, cpuMs, mb: peak === null ? Number.NaN : Number(peak[1]) / 1024 };
 }
 
 /** Installs the packed package with its runtime dependencies; returns its directory. */
@@ -137,25 +148,38 @@ function emptyEntriesPackage(parent: string, resources = false): string {
   return dir;
 }
 
-/** The Pi start overhead of the package for one `pi` entry script: paired, alternating runs. */
-function piOverhead(cli: string, bare: Home, withPackage: Home, suffix: string, name = 'pi_start_overhead'): void {
+/** Reports the median of paired differences `<name>_ms`, `_cpu_ms` and `_mb` (each with `suffix`). */
+function reportPaired(name: string, suffix: string, pairs: readonly (readonly [Sample, Sample])[]): void {
+  const medianOf = (pick: (entry: Sample) => number): number => median(pairs.map(([without, withIt]) => pick(withIt) - pick(without)));
+  report(`${name}_ms${suffix}`, medianOf((entry) => entry.ms), 'ms');
+  if (!pairs.some(([without, withIt]) => Number.isNaN(without.cpuMs) || Number.isNaN(withIt.cpuMs))) report(`${name}_cpu_ms${suffix}`, medianOf((entry) => entry.cpuMs), 'ms');
+  if (!pairs.some(([without, withIt]) => Number.isNaN(without.mb) || Number.isNaN(withIt.mb))) report(`${name}_mb${suffix}`, medianOf((entry) => entry.mb), 'MB');
+}
+
+interface PiHomes {
+  readonly bare: Home;
+  readonly floor: Home;
+  readonly resourcesFloor: Home;
+  readonly withPackage: Home;
+}
+
+/**
+ * Pi starts (`--list-models`, which loads every extension) of one `pi` entry
+ * script in the four homes, one after another in each round, so that the
+ * machine's load drifts over all alike; every figure is a median of
+ * differences within a round.
+ */
+function piStarts(cli: string, homes: PiHomes, suffix: string): void {
   const args = ['--list-models'];
+  const order = [homes.bare, homes.floor, homes.resourcesFloor, homes.withPackage];
   // One untimed start of each warms the file cache and Pi's own caches.
-  sample(bare, cli, args);
-  sample(withPackage, cli, args);
-  const ms: number[] = [];
-  const cpu: number[] = [];
-  const mb: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const without = sample(bare, cli, args);
-    const withIt = sample(withPackage, cli, args);
-    ms.push(withIt.ms - without.ms);
-    cpu.push(withIt.cpuMs - without.cpuMs);
-    mb.push(withIt.mb - without.mb);
-  }
-  report(`${name}_ms${suffix}`, median(ms), 'ms');
-  if (!cpu.some(Number.isNaN)) report(`${name}_cpu_ms${suffix}`, median(cpu), 'ms');
-  if (!mb.some(Number.isNaN)) report(`${name}_mb${suffix}`, median(mb), 'MB');
+  for (const home of order) sample(home, cli, args);
+  const rounds = Array.from({ length: RUNS }, () => order.map((home) => sample(home, cli, args)));
+  const pairs = (from: number, to: number): [Sample, Sample][] => rounds.map((round) => [round[from]!, round[to]!]);
+  reportPaired('pi_start_overhead', suffix, pairs(0, 3));
+  reportPaired('pi_start_floor', suffix, pairs(0, 1));
+  reportPaired('pi_start_floor_resources', suffix, pairs(0, 2));
+  reportPaired('pi_start_over_floor', suffix, pairs(1, 3));
 }
 
 /** Reports the median wall and CPU time of `node <script> <args>` as `<name>_ms` and `<name>_cpu_ms` (one untimed run first). */
@@ -194,14 +218,14 @@ try {
   const pi087 = join(piPackage, (JSON.parse(readFileSync(join(piPackage, 'package.json'), 'utf8')) as { bin: { pi: string } }).bin.pi);
   if (process.env['BENCH_STARTUP_ONLY'] !== 'wfcli') {
     const piLatest = ensurePiLatest();
-    piOverhead(pi087, bare, withPackage, '');
-    piOverhead(piLatest, bare, withPackage, '_latest');
-    const floor = makeHome(work, 'empty-entries-home', [emptyEntriesPackage(work)]);
-    piOverhead(pi087, bare, floor, '', 'pi_start_floor');
-    piOverhead(piLatest, bare, floor, '_latest', 'pi_start_floor');
-    const resourcesFloor = makeHome(work, 'empty-entries-resources-home', [emptyEntriesPackage(work, true)]);
-    piOverhead(pi087, bare, resourcesFloor, '', 'pi_start_floor_resources');
-    piOverhead(piLatest, bare, resourcesFloor, '_latest', 'pi_start_floor_resources');
+    const homes: PiHomes = {
+      bare,
+      floor: makeHome(work, 'empty-entries-home', [emptyEntriesPackage(work)]),
+      resourcesFloor: makeHome(work, 'empty-entries-resources-home', [emptyEntriesPackage(work, true)]),
+      withPackage,
+    };
+    piStarts(pi087, homes, '');
+    piStarts(piLatest, homes, '_latest');
   }
   const empty = join(work, 'empty.js');
   writeFileSync(empty, '');
