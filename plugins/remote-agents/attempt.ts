@@ -12,7 +12,8 @@
 import { createHash } from 'node:crypto';
 import { compileOnFirstUse, formatAjvErrors, WorkflowError, type AgentIdentity, type JsonValue } from '../../kernel/index.js';
 
-export const ATTEMPT_FORMAT = 1;
+/** 2: attempts carry host tools and a nested child's ceiling; a worker of another format never takes them (DBOS's application version). */
+export const ATTEMPT_FORMAT = 2;
 /** The name the worker registers its DBOS workflow under; the host enqueues by it. */
 export const ATTEMPT_WORKFLOW = 'pi-extensible-workflows.agent-attempt';
 /** The DBOS application name of workers and of the queue's registration. */
@@ -27,6 +28,13 @@ export interface AttemptStats {
   readonly outputTokens: number;
   readonly costUsd: number;
   readonly turns: number;
+}
+
+/** A host tool as the attempt carries it: its definition, never its code (worker-tools.ts). */
+export interface HostToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, JsonValue>>;
 }
 
 export interface AttemptRequest {
@@ -50,6 +58,10 @@ export interface AttemptRequest {
   readonly extensions: readonly string[];
   readonly excludeTools: readonly string[];
   readonly contextFiles?: boolean | readonly string[];
+  /** The session's custom tools, which run in the host: the worker offers proxies of them. */
+  readonly hostTools?: readonly HostToolDefinition[];
+  /** A nested child's parent ceiling (SessionInput.ceiling), as the parent's worker reported its resources. */
+  readonly ceiling?: { readonly tools: readonly string[]; readonly skills: readonly string[]; readonly extensions: readonly string[] };
   readonly outputSchema?: Readonly<Record<string, JsonValue>>;
   /** The frozen extension settings, without this plugin's own key (it names the database). */
   readonly settings: Readonly<Record<string, JsonValue>>;
@@ -166,6 +178,17 @@ const validateRequest = compileOnFirstUse<AttemptRequest>({
     extensions: NAMES,
     excludeTools: NAMES,
     contextFiles: { oneOf: [{ type: 'boolean' }, NAMES] },
+    hostTools: {
+      type: 'array',
+      maxItems: 64,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'description', 'parameters'],
+        properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' }, description: { type: 'string', maxLength: 65536 }, parameters: { type: 'object' } },
+      },
+    },
+    ceiling: { type: 'object', additionalProperties: false, required: ['tools', 'skills', 'extensions'], properties: { tools: NAMES, skills: NAMES, extensions: NAMES } },
     outputSchema: { type: 'object' },
     settings: { type: 'object' },
     projectTrusted: { type: 'boolean' },

@@ -4,7 +4,8 @@
  * lock, migrate.ts) sends `NOTIFY wfcli_remote_done, '<workflow ID>'` when an
  * attempt's workflow reaches a final status. Postgres delivers a notification
  * only when its transaction commits, so the outcome it announces is durable
- * and readable. Each host listens on one connection of its own per database.
+ * and readable. Each host listens on one connection per database
+ * (notifications.ts), shared with its wait for host tool calls.
  *
  * A notification is a wake-up, never the result: the waiter then reads the
  * status itself, and it also reads it every `fallbackMs` in case a
@@ -12,8 +13,8 @@
  * The trigger notifies only for the attempt workflow and short IDs: a
  * failing `pg_notify` would abort DBOS's own transaction.
  */
-import pg from 'pg';
 import { ATTEMPT_WORKFLOW } from './attempt.js';
+import type { Notifications } from './notifications.js';
 import { USAGE_SCHEMA } from './usage-store.js';
 
 export const DONE_CHANNEL = 'wfcli_remote_done';
@@ -39,16 +40,12 @@ export const COMPLETION_DDL = [
    END $$`,
 ];
 
-type Wake = () => void;
-
 export class CompletionListener {
-  readonly #database: string;
-  readonly #waiters = new Map<string, Set<Wake>>();
-  #client: Promise<pg.Client> | undefined;
-  #closed = false;
+  readonly #notifications: Notifications;
 
-  constructor(database: string) {
-    this.#database = database;
+  /** Listens through `notifications`, which must listen on DONE_CHANNEL (dbos-client.ts shares one per database). */
+  constructor(notifications: Notifications) {
+    this.#notifications = notifications;
   }
 
   /**
@@ -58,83 +55,14 @@ export class CompletionListener {
    */
   async finished(workflowId: string, signal: AbortSignal, fallbackMs: number): Promise<void> {
     for (;;) {
-      // Armed before the read: a notification between the read and the wait still wakes it.
-      let wake: Wake = () => undefined;
-      const woken = new Promise<void>((resolve) => (wake = resolve));
-      this.#arm(workflowId, wake);
+      const armed = this.#notifications.arm(DONE_CHANNEL, workflowId);
       try {
-        const opened = this.#connect();
-        const client = await opened;
-        const { rows } = await client.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [workflowId]).catch((error: unknown) => {
-          // A connection cut before its 'end' event arrived: the caller's retry opens a new one.
-          if (this.#client === opened) this.#client = undefined;
-          throw error;
-        });
+        const { rows } = await this.#notifications.query<{ status: string }>('SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1', [workflowId]);
         if (rows[0] !== undefined && FINAL.includes(rows[0].status)) return;
-        await new Promise<void>((resolve, reject) => {
-          const finish = (error?: Error): void => {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', onAbort);
-            if (error === undefined) resolve();
-            else reject(error);
-          };
-          const onAbort = (): void => finish(new Error('the wait for the attempt was aborted'));
-          const timer = setTimeout(() => finish(), fallbackMs);
-          signal.addEventListener('abort', onAbort, { once: true });
-          void woken.then(() => finish());
-          if (signal.aborted) onAbort();
-        });
+        await armed.wait(signal, fallbackMs);
       } finally {
-        this.#disarm(workflowId, wake);
+        armed.disarm();
       }
     }
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    const client = this.#client;
-    this.#client = undefined;
-    await client?.then((open) => open.end()).catch(() => undefined);
-  }
-
-  #arm(workflowId: string, wake: Wake): void {
-    let set = this.#waiters.get(workflowId);
-    if (set === undefined) this.#waiters.set(workflowId, (set = new Set()));
-    set.add(wake);
-  }
-
-  #disarm(workflowId: string, wake: Wake): void {
-    const set = this.#waiters.get(workflowId);
-    set?.delete(wake);
-    if (set?.size === 0) this.#waiters.delete(workflowId);
-  }
-
-  /** The listening connection, opened on first use and again after it broke. */
-  #connect(): Promise<pg.Client> {
-    if (this.#closed) return Promise.reject(new Error('the remote agents database connection is closed'));
-    if (this.#client !== undefined) return this.#client;
-    const client = new pg.Client({ connectionString: this.#database, application_name: 'wfcli remote completions' });
-    const broken = (): void => {
-      if (this.#client === opened) this.#client = undefined;
-      // Every waiter reads again now, on a new connection: none may sleep through a missed notification.
-      for (const set of this.#waiters.values()) for (const wake of set) wake();
-      void client.end().catch(() => undefined);
-    };
-    client.on('error', broken);
-    client.on('end', broken);
-    client.on('notification', (message) => {
-      if (message.channel !== DONE_CHANNEL || message.payload === undefined) return;
-      for (const wake of this.#waiters.get(message.payload) ?? []) wake();
-    });
-    const opened = (async () => {
-      await client.connect();
-      await client.query(`LISTEN ${DONE_CHANNEL}`);
-      return client;
-    })();
-    this.#client = opened;
-    opened.catch(() => {
-      if (this.#client === opened) this.#client = undefined;
-    });
-    return opened;
   }
 }

@@ -5,8 +5,10 @@
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { WorkflowError, messageOf } from '../../kernel/index.js';
-import { CompletionListener } from './completions.js';
+import { CallLog, CALL_CHANNEL } from './call-log.js';
+import { CompletionListener, DONE_CHANNEL } from './completions.js';
 import { migrateOnce } from './migrate.js';
+import { Notifications } from './notifications.js';
 import { TurnLog } from './turn-log.js';
 import { UsageStore } from './usage-store.js';
 
@@ -14,6 +16,8 @@ const clients = new Map<string, Promise<DBOSClient>>();
 const usageStores = new Map<string, UsageStore>();
 const listeners = new Map<string, CompletionListener>();
 const turnLogs = new Map<string, TurnLog>();
+const callLogs = new Map<string, CallLog>();
+const listening = new Map<string, Notifications>();
 
 /** One value per database URL and process, made on first use. */
 function perDatabase<T>(cache: Map<string, T>, database: string, make: (database: string) => T): T {
@@ -24,9 +28,19 @@ function perDatabase<T>(cache: Map<string, T>, database: string, make: (database
   return made;
 }
 
+/** The host's one listening connection to a database: attempts' ends and their host tool calls (notifications.ts). */
+export function notifications(database: string): Notifications {
+  return perDatabase(listening, database, (url) => new Notifications(url, [DONE_CHANNEL, CALL_CHANNEL], 'wfcli remote completions'));
+}
+
 /** The host's listener for finished attempts on a database (completions.ts). */
 export function completionListener(database: string): CompletionListener {
-  return perDatabase(listeners, database, (url) => new CompletionListener(url));
+  return perDatabase(listeners, database, (url) => new CompletionListener(notifications(url)));
+}
+
+/** The host tool calls' table for a database (call-log.ts). */
+export function callLog(database: string): CallLog {
+  return perDatabase(callLogs, database, (url) => new CallLog(url));
 }
 
 /** The usage table's reader for a database. */
@@ -61,11 +75,13 @@ export function dbosClient(database: string): Promise<DBOSClient> {
 
 export async function closeDbosClients(): Promise<void> {
   const open = [...clients.values()];
-  const stores = [...usageStores.values(), ...listeners.values(), ...turnLogs.values()];
+  const stores = [...usageStores.values(), ...listening.values(), ...turnLogs.values(), ...callLogs.values()];
   clients.clear();
   usageStores.clear();
   listeners.clear();
+  listening.clear();
   turnLogs.clear();
+  callLogs.clear();
   await Promise.allSettled([...open.map(async (client) => (await client).destroy()), ...stores.map((store) => store.close())]);
 }
 

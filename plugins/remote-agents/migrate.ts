@@ -1,5 +1,5 @@
 /**
- * DBOS's system tables, our usage and turn tables and the completion trigger (completions.ts), created or migrated once: two
+ * DBOS's system tables, our usage, turn and call tables and the completion trigger (completions.ts), created or migrated once: two
  * processes migrating a fresh database at the same moment fail with `tuple
  * concurrently updated`, so hosts and workers take one advisory lock around
  * the migration. The lock is tried, not waited for inside a statement: a
@@ -7,6 +7,7 @@
  * `CREATE INDEX CONCURRENTLY` waits for every such snapshot to end.
  */
 import pg from 'pg';
+import { CALL_DDL } from './call-log.js';
 import { COMPLETION_DDL } from './completions.js';
 import { TURN_DDL } from './turn-log.js';
 import { USAGE_DDL } from './usage-store.js';
@@ -34,7 +35,7 @@ export async function migrateOnce(database: string, created = false): Promise<vo
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
     await DBOS.migrate(database);
-    for (const statement of [...USAGE_DDL, ...TURN_DDL, ...COMPLETION_DDL]) await client.query(statement);
+    for (const statement of [...USAGE_DDL, ...TURN_DDL, ...CALL_DDL, ...COMPLETION_DDL]) await client.query(statement);
   } finally {
     await client.query(MIGRATION_UNLOCK, [KEY]).catch(() => undefined);
     await client.end().catch(() => undefined);

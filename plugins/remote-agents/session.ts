@@ -18,10 +18,15 @@
  * stop, time-outs and cancellation still end the wait at once.
  */
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
-import { WorkflowError, messageOf, type JsonSchema, type JsonValue, type SessionProgress, type SessionStats, type WorkflowSession } from '../../kernel/index.js';
+import { WorkflowError, type CustomToolDefinition, type JsonSchema, type JsonValue, type ResolvedResources, type SessionProgress, type SessionStats, type WorkflowSession } from '../../kernel/index.js';
 import { APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseOutcome, resultBranch, turnWorkflowId, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
+import { offeredTools, type OfferedTool } from './call-check.js';
+import { CALL_CHANNEL, type CallLog } from './call-log.js';
 import type { CompletionListener } from './completions.js';
+import { isConnectionError } from './connection-errors.js';
 import { saveTranscript } from './transcript.js';
+import { HostCalls } from './host-calls.js';
+import type { Notifications } from './notifications.js';
 import { TurnFeed } from './turn-feed.js';
 import type { TurnLog } from './turn-log.js';
 import type { UsageStore } from './usage-store.js';
@@ -33,6 +38,12 @@ export interface RemoteSessionOptions {
   readonly completions: () => CompletionListener;
   /** The workers' per-turn rows, read while the attempt runs (turn-feed.ts). */
   readonly turns: () => TurnLog;
+  /** The attempt's host tool calls (host-calls.ts), read while it runs when it offers host tools. */
+  readonly calls: () => CallLog;
+  /** Wakes the reading of host tool calls when a worker records one. */
+  readonly notifications: () => Pick<Notifications, 'arm'>;
+  /** The session's custom tools, run here when the worker's proxies call them. */
+  readonly hostTools: readonly CustomToolDefinition[];
   readonly queue: string;
   /** The attempt without its turn: the prompt and result schema come with `prompt`. */
   readonly request: Omit<AttemptRequest, 'prompt' | 'outputSchema'>;
@@ -52,6 +63,8 @@ const RETRY_CAP_MS = 2000;
 const FALLBACK_POLL_MS = 500;
 /** An attempt cancelled with an interrupted segment runs again under `<id>/r<n>` on resume; more than this is a loop. */
 const MAX_RERUNS = 50;
+/** How often host tool calls are read when no notification came. */
+const CALLS_FALLBACK_MS = 1000;
 
 type Listener = (progress: SessionProgress) => void;
 
@@ -72,9 +85,17 @@ export class RemoteSession implements WorkflowSession {
   #carried: AttemptStats = ZERO;
   /** Where the next turn starts: the last turn's result commit, at first the run's base. */
   #baseCommit: string;
+  readonly #tools: ReadonlyMap<string, OfferedTool>;
+  /**
+   * What the worker's session resolved, as its latest host tool call
+   * reported it: the ceiling of a child that call spawns. Absent until a
+   * call reported it (the contract's `resources` has no "not known yet").
+   */
+  resources?: () => ResolvedResources;
 
   constructor(options: RemoteSessionOptions) {
     this.#options = options;
+    this.#tools = offeredTools(options.hostTools);
     this.#workflowId = options.request.workflowId;
     this.#baseCommit = options.request.repository.baseCommit;
     this.reference = Object.freeze({ transport: 'remote', via: 'remote', workflowId: options.request.workflowId, queue: options.queue, sessionFile: options.transcriptFile });
@@ -97,6 +118,7 @@ export class RemoteSession implements WorkflowSession {
   state(): 'idle' | 'running' | 'disposed' {
     return this.#state;
   }
+
 
   stats(): SessionStats {
     return this.#stats;
@@ -122,7 +144,7 @@ export class RemoteSession implements WorkflowSession {
       this.#workflowId = await this.#attach(client, request);
       const feed = new TurnFeed(this.#options.turns, this.#workflowId);
       const following = new AbortController();
-      const followed = this.#follow(feed, following.signal);
+      const followed = Promise.all([this.#follow(feed, following.signal), this.#answer(this.#workflowId, following.signal)]);
       let answer: unknown;
       try {
         answer = await this.#waitOut(() => this.#result(client));
@@ -226,6 +248,22 @@ export class RemoteSession implements WorkflowSession {
     return typeof output === 'object' && output !== null && (output as { error?: { code?: unknown } }).error?.code === 'CANCELLED';
   }
 
+  /** Answers the attempt's host tool calls until `stop` (host-calls.ts); an attempt that offers none reads nothing. */
+  async #answer(workflowId: string, stop: AbortSignal): Promise<void> {
+    if (this.#tools.size === 0) return;
+    const calls = new HostCalls({
+      workflowId,
+      tools: this.#tools,
+      log: this.#options.calls,
+      arm: () => this.#options.notifications().arm(CALL_CHANNEL, workflowId),
+      onCall: (resources) => {
+        if (resources !== undefined) this.resources = () => resources;
+      },
+      fallbackMs: CALLS_FALLBACK_MS,
+    });
+    await calls.follow(AbortSignal.any([stop, this.#abort.signal, this.#options.signal]));
+  }
+
   /** Reads finished turns every `turnPollMs` until `stop`; a failed read is left to the next one (the last read after the outcome catches up). */
   async #follow(feed: TurnFeed, stop: AbortSignal): Promise<void> {
     while (!stop.aborted && !this.#abort.signal.aborted) {
@@ -296,9 +334,4 @@ function add(a: AttemptStats, b: AttemptStats): AttemptStats {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd, turns: a.turns + b.turns };
 }
 
-/** Postgres unreachable or restarting: worth waiting for, unlike any answer from DBOS. */
-export function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)$/.test(code) || /^(57P0[1-3]|08\d{3})$/.test(code))) return true;
-  return /Connection terminated|connection error|terminating connection|the database system is (starting up|shutting down)|Client has encountered a connection error/i.test(messageOf(error));
-}
+export { isConnectionError } from './connection-errors.js';

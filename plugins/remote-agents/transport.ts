@@ -2,15 +2,17 @@
  * The remote `AgentTransport`: an attempt is sent to a DBOS queue under the
  * workflow ID `<run-id>/<identity>/<attempt>` with its frozen configuration
  * (session.ts does the sending and waiting). Skill, extension and tool
- * selectors resolve on the worker, against its own Pi agent dir. Custom tools run in the host (nested `agent` spawning, setup hooks'
- * tools), so a remote session offers none of them: its agent cannot spawn
- * children.
+ * selectors resolve on the worker, against its own Pi agent dir. Custom
+ * tools (the nested `agent` and `get_subagent_result` tools, setup hooks'
+ * tools) run in the host: the attempt carries their definitions, the worker
+ * offers proxies of them, and the session answers their calls (host-calls.ts).
+ * A nested child's ceiling travels with its attempt.
  */
 import { SettingsManager } from '@earendil-works/pi-coding-agent';
-import { WorkflowError, resolveAgentDir, type AgentTransport, type AgentTransportContext, type JsonValue, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
+import { WorkflowError, resolveAgentDir, type AgentTransport, type AgentTransportContext, type CustomToolDefinition, type JsonValue, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { runTranscriptDir } from '../../lib/transcripts/location.js';
 import { ATTEMPT_FORMAT, attemptWorkflowId, identityKey, resultBranch, type AttemptRequest } from './attempt.js';
-import { completionListener, dbosClient, turnLog, usageStore } from './dbos-client.js';
+import { callLog, completionListener, dbosClient, notifications, turnLog, usageStore } from './dbos-client.js';
 import { applyAgentCommit, baseRepository } from './git.js';
 import { RemoteSession } from './session.js';
 import { SETTINGS_KEY, type RemoteSettings } from './settings.js';
@@ -30,8 +32,13 @@ export interface RemoteTransportOptions {
 function unsupported(input: SessionInput): string | undefined {
   if ((input.extensionFactories ?? []).length > 0) return 'extension factories from a setup hook';
   if (input.resourcePolicy !== undefined && Object.keys(input.resourcePolicy).length > 0) return 'a setup hook resource policy';
-  if (input.ceiling !== undefined) return "a parent's resource ceiling (nested agents run locally)";
   return undefined;
+}
+
+/** The custom tools the session offers (those `excludeTools` leaves), as the attempt carries them: without `execute`. */
+function hostTools(input: SessionInput, excluded: readonly string[]): CustomToolDefinition[] {
+  const dropped = new Set(excluded);
+  return (input.customTools ?? []).filter((tool) => !dropped.has(tool.name));
 }
 
 /** The frozen settings without this plugin's own key: it names the database, which workers do not need. */
@@ -65,6 +72,7 @@ async function createRemoteSession(input: SessionInput, context: AgentTransportC
     configured: SettingsManager.create(context.run.cwd, agentDir, { projectTrusted: context.projectTrusted }).getSessionDir(),
     runId: context.run.runId,
   });
+  const tools = hostTools(input, prepared.excludeTools);
   const request: Omit<AttemptRequest, 'prompt' | 'outputSchema'> = {
     format: ATTEMPT_FORMAT,
     workflowId,
@@ -83,6 +91,8 @@ async function createRemoteSession(input: SessionInput, context: AgentTransportC
     extensions: [...prepared.extensions],
     excludeTools: [...prepared.excludeTools],
     ...(prepared.contextFiles === undefined ? {} : { contextFiles: typeof prepared.contextFiles === 'boolean' ? prepared.contextFiles : [...prepared.contextFiles] }),
+    ...(tools.length === 0 ? {} : { hostTools: tools.map(({ name, description, parameters }) => ({ name, description, parameters })) }),
+    ...(input.ceiling === undefined ? {} : { ceiling: { tools: [...input.ceiling.tools], skills: [...input.ceiling.skills], extensions: [...input.ceiling.extensions] } }),
     settings: forwardedSettings(context.settings),
     projectTrusted: context.projectTrusted,
     repository: { remoteUrl: repo.remoteUrl, baseCommit: repo.baseCommit, subdirectory: repo.subdirectory, resultBranch: resultBranch(workflowId) },
@@ -92,6 +102,9 @@ async function createRemoteSession(input: SessionInput, context: AgentTransportC
     usage: () => usageStore(settings.database),
     completions: () => completionListener(settings.database),
     turns: () => turnLog(settings.database),
+    calls: () => callLog(settings.database),
+    notifications: () => notifications(settings.database),
+    hostTools: tools,
     queue: settings.queue,
     request,
     transcriptFile: plannedTranscript(transcriptDir, identityKey(context.identity)),

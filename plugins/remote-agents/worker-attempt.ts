@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { WorkflowError, isWorkflowError, messageOf, type AgentTransport, type AgentTransportContext, type JsonValue, type RunAccess, type SessionInput, type WorkflowSession } from '../../kernel/index.js';
 import { ATTEMPT_FORMAT, MAX_TRANSCRIPT_BYTES, type AttemptOutcome, type AttemptRequest, type AttemptStats } from './attempt.js';
 import { continuedSession, type ContinuedSession } from './worker-continuation.js';
+import { proxyTools, type ProxyContext } from './worker-tools.js';
 import { pushChanges, type AttemptWorktree } from './worker-git.js';
 import type { WorktreePool } from './worktree-pool.js';
 
@@ -27,6 +28,8 @@ export interface AttemptRuntime {
   progress(execution: string, stats: AttemptStats, submitted: boolean): Promise<void>;
   /** Settles when the attempt's workflow is cancelled. */
   cancelled(signal: AbortSignal): Promise<void>;
+  /** Where the proxies of the attempt's host tools record their calls (worker-tools.ts). */
+  readonly hostCalls?: Omit<ProxyContext, 'execution' | 'resources'>;
 }
 
 const ZERO: AttemptStats = { inputTokens: 0, outputTokens: 0, costUsd: 0, turns: 0 };
@@ -78,6 +81,11 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     if (continued !== undefined && runtime.continueTransport === undefined) throw new WorkflowError('AGENT_FAILED', 'this worker cannot resume a session (a handle\'s later turn): update wfcli on the worker');
     const transport = continued === undefined ? runtime.transport : (runtime.continueTransport?.(continued.file) ?? runtime.transport);
     worktree = await runtime.worktrees.acquire(request);
+    // The proxies exist before the session (they are its tools); a call needs the execution's key, known once it exists.
+    let execution = '';
+    const hostTools = request.hostTools ?? [];
+    if (hostTools.length > 0 && runtime.hostCalls === undefined) throw new WorkflowError('AGENT_FAILED', 'this worker cannot offer host tools: update wfcli on the worker');
+    const customTools = runtime.hostCalls === undefined ? [] : proxyTools(hostTools, { ...runtime.hostCalls, execution: () => execution, resources: () => session?.resources?.() });
     const input: SessionInput = {
       cwd: worktree.cwd,
       model: request.model,
@@ -86,6 +94,8 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
       settings: request.settings,
       options: request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema },
       ...(request.systemPromptAppend === undefined ? {} : { systemPromptAppend: request.systemPromptAppend }),
+      ...(customTools.length === 0 ? {} : { customTools }),
+      ...(request.ceiling === undefined ? {} : { ceiling: request.ceiling }),
     };
     const context: AgentTransportContext = {
       run: { cwd: worktree.cwd, sessionId: 'remote-worker', runId: request.runId, workflow: { name: 'remote-attempt' }, args: null, signal: abort.signal },
@@ -113,7 +123,7 @@ export async function runAttempt(request: AttemptRequest, runtime: AttemptRuntim
     const baseline = live.stats();
     const native = (live.nativeSessionId ?? request.workflowId).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
     // A resumed session keeps the handle's Pi session ID: each execution of a later turn needs a key of its own in the usage tables.
-    const execution = request.continuation === undefined ? native : `${native}.${randomBytes(8).toString('hex')}`;
+    execution = request.continuation === undefined ? native : `${native}.${randomBytes(8).toString('hex')}`;
     let submitted: { value: JsonValue } | undefined;
     let writes = Promise.resolve();
     live.subscribe((progress) => {

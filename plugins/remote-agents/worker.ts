@@ -14,6 +14,8 @@ import { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_WORKFLOW, parseRequest, 
 import { migrateOnce } from './migrate.js';
 import { runAttempt } from './worker-attempt.js';
 import { holdLease } from './worker-lease.js';
+import { ANSWER_CHANNEL, CallLog } from './call-log.js';
+import { Notifications } from './notifications.js';
 import { TurnLog } from './turn-log.js';
 import { UsageStore } from './usage-store.js';
 import { WorktreePool } from './worktree-pool.js';
@@ -94,6 +96,9 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
 
   const usage = new UsageStore(options.database);
   const turns = new TurnLog(options.database);
+  // Host tool calls: their table, and one listening connection for their answers, opened at the first call.
+  const calls = new CallLog(options.database);
+  const answers = new Notifications(options.database, [ANSWER_CHANNEL], 'wfcli remote answers');
   // The queue's limits are in the database before DBOS starts: its first dispatch already honours them.
   // The client stays open to read attempts' statuses: DBOS.getWorkflowStatus inside the attempt's workflow would
   // be a recorded operation (a write per read) that throws, instead of answering, once the workflow is cancelled.
@@ -123,6 +128,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       // The turn row lets the host stop the attempt between turns (a hard limit); the usage row outlives a dead execution.
       progress: async (execution, stats, submitted) => void (await Promise.all([usage.record(workflowId, execution, stats), turns.record(workflowId, execution, stats, submitted)])),
       cancelled: cancellation(workflowId, pollMs, async (id) => (await admin.getWorkflow(id)) ?? null),
+      hostCalls: { workflowId, calls: () => calls, answers: () => answers },
     });
     // A cancelled attempt records no outcome: its workflow stays CANCELLED, and a resumed host runs it again.
     if (outcome.error?.code === 'CANCELLED') throw new DBOSErrors.DBOSWorkflowCancelledError(workflowId);
@@ -151,6 +157,8 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       await admin.destroy().catch(() => undefined);
       await usage.close();
       await turns.close();
+      await calls.close();
+      await answers.close();
       resolve();
     };
     if (options.signal.aborted) void stop();

@@ -9,8 +9,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLICATION_NAME, APPLICATION_VERSION, ATTEMPT_WORKFLOW } from '../../plugins/remote-agents/attempt.js';
-import { CompletionListener } from '../../plugins/remote-agents/completions.js';
+import { CompletionListener, DONE_CHANNEL } from '../../plugins/remote-agents/completions.js';
 import { migrateOnce } from '../../plugins/remote-agents/migrate.js';
+import { Notifications } from '../../plugins/remote-agents/notifications.js';
 import { isConnectionError } from '../../plugins/remote-agents/session.js';
 import { startPostgres, type PostgresCluster } from './support/postgres.js';
 
@@ -31,7 +32,8 @@ describe('remote attempt completions', () => {
   it('wakes the wait when the workflow ends, at once when it already ended, and after its connection was cut', async () => {
     const { DBOSClient } = await import('@dbos-inc/dbos-sdk');
     const client = await DBOSClient.create({ systemDatabaseUrl: database, applicationName: APPLICATION_NAME });
-    const listener = new CompletionListener(database);
+    const connection = new Notifications(database, [DONE_CHANNEL], 'wfcli remote completions');
+    const listener = new CompletionListener(connection);
     const admin = new pg.Client({ connectionString: database });
     await admin.connect();
     const enqueue = (workflowID: string) => client.enqueue({ queueName: 'completions', workflowName: ATTEMPT_WORKFLOW, workflowID, appVersion: APPLICATION_VERSION }, {});
@@ -64,7 +66,7 @@ describe('remote attempt completions', () => {
       stop.abort();
       expect(await aborted).toBe('aborted');
     } finally {
-      await listener.close();
+      await connection.close();
       await client.destroy();
       await admin.end();
     }

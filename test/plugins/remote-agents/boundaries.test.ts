@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attemptWorkflowId, identityKey, parseOutcome, parseRequest, resultBranch, turnWorkflowId, type AttemptRequest } from '../../../plugins/remote-agents/attempt.js';
+import { ATTEMPT_FORMAT, attemptWorkflowId, identityKey, parseOutcome, parseRequest, resultBranch, turnWorkflowId, type AttemptRequest } from '../../../plugins/remote-agents/attempt.js';
 import { continuedSession } from '../../../plugins/remote-agents/worker-continuation.js';
 import { isConnectionError } from '../../../plugins/remote-agents/session.js';
 import { parseRemoteSettings, validateRemoteSettings, wantsRemote } from '../../../plugins/remote-agents/settings.js';
@@ -19,7 +19,7 @@ const runId = 'wf-0mx0abcde-0123abcd';
 function request(overrides: Partial<AttemptRequest> = {}): AttemptRequest {
   const workflowId = attemptWorkflowId(runId, identity, 1);
   return {
-    format: 1,
+    format: ATTEMPT_FORMAT,
     workflowId,
     runId,
     identity,
@@ -39,7 +39,7 @@ function request(overrides: Partial<AttemptRequest> = {}): AttemptRequest {
   };
 }
 
-const outcome = { format: 1, status: 'completed', submitted: { value: { result: 'ok' } }, stats: { inputTokens: 1, outputTokens: 1, costUsd: 0, turns: 1 }, model: 'e2e/m:off', sessionId: 'abc-1', transcript: '', executor: 'w' };
+const outcome = { format: ATTEMPT_FORMAT, status: 'completed', submitted: { value: { result: 'ok' } }, stats: { inputTokens: 1, outputTokens: 1, costUsd: 0, turns: 1 }, model: 'e2e/m:off', sessionId: 'abc-1', transcript: '', executor: 'w' };
 
 describe('remote agents settings', () => {
   it('takes a database URL and defaults the rest; refuses other shapes naming the file', () => {
