@@ -89,6 +89,22 @@ describe('host tools for remote agents', () => {
     expect(journal.usage).toMatchObject({ inputTokens: 40, outputTokens: 20 });
   });
 
+  it('wfcli stop while a remote parent waits in get_subagent_result cancels the call, the parent and its remote child', async () => {
+    const { host, remote, database } = world.hostProject();
+    await world.workersOn(1, database, remote, TWO_SLOTS);
+    world.model.holdNext('stopped child');
+    const run = startWfcli(host, ['run', '--script', writeScript(host, 'stopped.js', "return await agent('spawn:stopped child');\n")]);
+    await world.model.waitForAgentRequest('stopped child', 1);
+    const runId = await run.printed(/^run (wf-\S+)$/m).then((match) => match[1] ?? '');
+    expect(json(await runWfcli(host, ['stop', runId, '--json']))).toEqual({ stopped: true });
+    const result = await run.exited;
+    expect(result.code).toBe(1);
+    expect((await attemptRows(database, runId)).map((row) => row.status)).toEqual(['CANCELLED', 'CANCELLED']);
+    // The worker let both sessions go: it takes the next attempt.
+    const next = await runWfcli(host, ['run', '--script', writeScript(host, 'after-stop.js', "return await agent('After the stop');\n")]);
+    expect(json(next)).toBe('After the stop: done');
+  });
+
   it("forged calls get bounded, typed refusals and do not disturb the attempt: an unknown tool, wrong arguments, a huge payload, a flood", async () => {
     const { host, remote, database } = world.hostProject();
     await world.workersOn(1, database, remote);

@@ -75,7 +75,13 @@ describe('the queue crossing', () => {
 
   it('a worker refuses a queued attempt whose ID, commit or subdirectory is off', () => {
     expect(parseRequest(request()).workflowId).toBe(attemptWorkflowId(runId, identity, 1));
+    const hostTools = [{ name: 'agent', description: 'Start a child', parameters: { type: 'object' } }];
+    const ceiling = { tools: ['read'], skills: [], extensions: [] };
+    expect(parseRequest(request({ hostTools, ceiling }))).toMatchObject({ hostTools, ceiling });
     const bad: unknown[] = [
+      request({ hostTools: [{ ...hostTools[0], name: 'a b' }] as AttemptRequest['hostTools'] }),
+      request({ hostTools: [{ name: 'agent', description: 'x', parameters: { type: 'object' }, execute: 'code' }] as unknown as AttemptRequest['hostTools'] }),
+      request({ ceiling: { tools: 'all' } as unknown as AttemptRequest['ceiling'] }),
       request({ workflowId: `${runId}/other/1` }),
       request({ repository: { ...request().repository, baseCommit: 'HEAD' } }),
       request({ repository: { ...request().repository, subdirectory: '../escape' } }),
