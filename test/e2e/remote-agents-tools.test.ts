@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CALLS } from '../../plugins/remote-agents/call-check.js';
 import { MAX_ARGUMENT_BYTES } from '../../plugins/remote-agents/call-log.js';
 import { runWfcli, startWfcli } from './support/pi-cli.js';
-import { attemptRows, gate, journaled, queryRows, useRemoteWorld, writeScript } from './support/remote-run.js';
+import { attemptRows, gate, journaled, killThenResume, queryRows, useRemoteWorld, writeScript } from './support/remote-run.js';
 import { json, runIdOf } from './support/wfcli-output.js';
 
 const world = useRemoteWorld();
@@ -67,12 +67,7 @@ describe('host tools for remote agents', () => {
     const run = startWfcli(host, ['run', '--script', writeScript(host, 'held.js', "return await agent('spawn:held child');\n")]);
     // The child's request arrived: the parent has spawned it and waits for its result.
     await world.model.waitForAgentRequest('held child', 1);
-    const killed = await run.kill();
-    const runId = runIdOf(killed);
-    const resumed = startWfcli(host, ['resume', runId]);
-    await resumed.printed(new RegExp(`^run ${runId}$`, 'm'));
-    held.release();
-    const result = await resumed.exited;
+    const { runId, result } = await killThenResume(host, run, held);
     expect(result.code, result.stderr).toBe(0);
     expect(json(result)).toBe('spawn:held child: done with (held child: done)');
     // One parent session and one child session in all: the resumed host re-attached to both.

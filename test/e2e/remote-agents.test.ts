@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git } from '../plugins/worktrees/git-fixture.js';
 import { runWfcli, startWfcli } from './support/pi-cli.js';
-import { TOOL_TURN, attemptRows, executionTurns, gate, journaled, submit, turnRecorded, useRemoteWorld, writeScript as script } from './support/remote-run.js';
+import { TOOL_TURN, attemptRows, executionTurns, gate, journaled, killThenResume, submit, turnRecorded, useRemoteWorld, writeScript as script } from './support/remote-run.js';
 import { json, runIdOf } from './support/wfcli-output.js';
 
 const world = useRemoteWorld();
@@ -108,13 +108,7 @@ describe('remote agents', () => {
     const source = "const first = await agent('Reattach first');\nconst second = await agent('Reattach task');\nreturn { first, second };\n";
     const run = startWfcli(host, ['run', '--script', script(host, 'reattach.js', source)]);
     await world.model.waitForAgentRequest('Reattach task', 1);
-    const killed = await run.kill();
-    const runId = runIdOf(killed);
-    const resumed = startWfcli(host, ['resume', runId]);
-    // The resumed host finds the attempt by its ID while it still runs on the worker.
-    await resumed.printed(new RegExp(`^run ${runId}$`, 'm'));
-    held.release();
-    const result = await resumed.exited;
+    const { runId, result } = await killThenResume(host, run, held);
     expect(result.code, result.stderr).toBe(0);
     expect(json(result)).toEqual({ first: 'Reattach first: done', second: 'Reattach task: done' });
     expect(world.model.agentRequests('Reattach first')).toBe(1);

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { initRepo } from '../../plugins/worktrees/git-fixture.js';
-import { createPiHome, runWfcli, type PiHome } from './pi-cli.js';
+import { createPiHome, runWfcli, startWfcli, type PiHome, type PiProcess, type PiResult } from './pi-cli.js';
 import { startPostgres, type PostgresCluster } from './postgres.js';
 import { addBareRemote, enableRemoteAgents, startWorker, type Worker } from './remote-workers.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
-import { json } from './wfcli-output.js';
+import { json, runIdOf } from './wfcli-output.js';
 
 /** What a run journaled of its agents: each attempt's record (calls.jsonl) and the run's usage, as `wfcli inspect --json` finds them. */
 export interface Journaled {
@@ -141,6 +141,20 @@ export function gate(): { readonly open: Promise<void>; release(): void } {
   let release = (): void => undefined;
   const open = new Promise<void>((resolve) => (release = resolve));
   return { open, release };
+}
+
+/**
+ * The host killed (kill -9) while `held` keeps a model request open, then
+ * `wfcli resume`: once the resumed host printed the run, the request is
+ * released. Returns the run's ID and the resumed host's end.
+ */
+export async function killThenResume(host: PiHome, run: PiProcess, held: { release(): void }): Promise<{ runId: string; result: PiResult }> {
+  const runId = runIdOf(await run.kill());
+  const resumed = startWfcli(host, ['resume', runId]);
+  // The resumed host finds the attempts by their IDs while they still run on the worker.
+  await resumed.printed(new RegExp(`^run ${runId}$`, 'm'));
+  held.release();
+  return { runId, result: await resumed.exited };
 }
 
 export const TOOL_TURN = { toolCalls: [{ name: 'bash', arguments: { command: 'true' } }] };

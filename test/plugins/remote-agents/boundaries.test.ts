@@ -79,9 +79,9 @@ describe('the queue crossing', () => {
     const ceiling = { tools: ['read'], skills: [], extensions: [] };
     expect(parseRequest(request({ hostTools, ceiling }))).toMatchObject({ hostTools, ceiling });
     const bad: unknown[] = [
-      request({ hostTools: [{ ...hostTools[0], name: 'a b' }] as AttemptRequest['hostTools'] }),
-      request({ hostTools: [{ name: 'agent', description: 'x', parameters: { type: 'object' }, execute: 'code' }] as unknown as AttemptRequest['hostTools'] }),
-      request({ ceiling: { tools: 'all' } as unknown as AttemptRequest['ceiling'] }),
+      request({ hostTools: [{ ...hostTools[0], name: 'a b' }] as NonNullable<AttemptRequest['hostTools']> }),
+      request({ hostTools: [{ name: 'agent', description: 'x', parameters: { type: 'object' }, execute: 'code' }] as unknown as NonNullable<AttemptRequest['hostTools']> }),
+      request({ ceiling: { tools: 'all' } as unknown as NonNullable<AttemptRequest['ceiling']> }),
       request({ workflowId: `${runId}/other/1` }),
       request({ repository: { ...request().repository, baseCommit: 'HEAD' } }),
       request({ repository: { ...request().repository, subdirectory: '../escape' } }),
