@@ -39,6 +39,8 @@ type AgentTransport = import('../kernel/index.js').AgentTransport;
 type AgentTransportContext = import('../kernel/index.js').AgentTransportContext;
 type SessionInput = import('../kernel/index.js').SessionInput;
 
+/** Two host tools shaped like the engine's nested agent tools. */
+const HOST_TOOLS = ['agent', 'get_subagent_result'].map((name) => ({ name, description: `The ${name} tool`, parameters: { type: 'object', properties: { id: { type: 'string' } } }, execute: async () => 'unused' }));
 const ATTEMPTS = Number(process.env['BENCH_REMOTE_ATTEMPTS'] ?? 15);
 const DISPATCH = Number(process.env['BENCH_REMOTE_DISPATCH'] ?? 400);
 
@@ -93,7 +95,8 @@ try {
   const signal = new AbortController().signal;
   const attempt = async (transport: AgentTransport, index: number): Promise<number> => {
     const runId = `wf-bench0000-${index.toString(16).padStart(8, '0')}`;
-    const input: SessionInput = { cwd: host.cwd, model: '', tools: [], sessionLabel: 'bench', settings: {}, options: {} };
+    // Offered but never called, as the engine offers every agent the nested agent tools: the common case must not pay for them.
+    const input: SessionInput = { cwd: host.cwd, model: '', tools: [], sessionLabel: 'bench', settings: {}, options: {}, customTools: HOST_TOOLS };
     const context = {
       run: { cwd: host.cwd, sessionId: 'bench', runId, workflow: { name: 'bench' }, args: null, signal },
       settings: {},
