@@ -43,6 +43,8 @@ export interface HostCallsOptions {
   readonly log: () => Pick<CallLog, 'after' | 'answer' | 'answerAllAfter'>;
   /** Arms a wake-up for this workflow's next call (notifications.ts). */
   readonly arm: () => Armed;
+  /** Settles once notifications are received: a call recorded after the next read still wakes the wait. */
+  readonly listening: () => Promise<void>;
   /** Told the resources of the agent that made a call just before its tool runs: a nested child's ceiling. */
   readonly onCall: (resources: ResolvedResources | undefined) => void;
   readonly fallbackMs: number;
@@ -69,6 +71,7 @@ export class HostCalls {
       while (!stop.aborted) {
         const armed = this.#options.arm();
         try {
+          await this.#options.listening();
           await this.read();
           delay = 100;
           await armed.wait(stop, this.#options.fallbackMs).catch(() => undefined);

@@ -41,7 +41,7 @@ export interface RemoteSessionOptions {
   /** The attempt's host tool calls (host-calls.ts), read while it runs when it offers host tools. */
   readonly calls: () => CallLog;
   /** Wakes the reading of host tool calls when a worker records one. */
-  readonly notifications: () => Pick<Notifications, 'arm'>;
+  readonly notifications: () => Pick<Notifications, 'arm' | 'listen'>;
   /** The session's custom tools, run here when the worker's proxies call them. */
   readonly hostTools: readonly CustomToolDefinition[];
   readonly queue: string;
@@ -256,6 +256,7 @@ export class RemoteSession implements WorkflowSession {
       tools: this.#tools,
       log: this.#options.calls,
       arm: () => this.#options.notifications().arm(CALL_CHANNEL, workflowId),
+      listening: () => this.#options.notifications().listen(),
       onCall: (resources) => {
         if (resources !== undefined) this.resources = () => resources;
       },

@@ -56,7 +56,7 @@ const settled = async (): Promise<void> => {
 
 function hostCalls(log: ReturnType<typeof table>['log'], tools: CustomToolDefinition[], onCall: (resources: unknown) => void = () => undefined): HostCalls {
   const never = { wait: () => new Promise<void>(() => undefined), disarm: () => undefined };
-  return new HostCalls({ workflowId: 'run/id/1', tools: offeredTools(tools), log, arm: () => never, onCall, fallbackMs: 1000 });
+  return new HostCalls({ workflowId: 'run/id/1', tools: offeredTools(tools), log, arm: () => never, listening: async () => undefined, onCall, fallbackMs: 1000 });
 }
 
 describe('host tool call checks', () => {
@@ -150,7 +150,7 @@ describe('host tool calls', () => {
     const db = table([row('agent', '{"prompt":"a"}')]);
     const stop = new AbortController();
     const woken = { wait: (given: AbortSignal) => new Promise<void>((_resolve, reject) => given.addEventListener('abort', () => reject(new Error('aborted')))), disarm: () => undefined };
-    const calls = new HostCalls({ workflowId: 'run/id/1', tools: offeredTools([slow]), log: db.log, arm: () => woken, onCall: () => undefined, fallbackMs: 1000 });
+    const calls = new HostCalls({ workflowId: 'run/id/1', tools: offeredTools([slow]), log: db.log, arm: () => woken, listening: async () => undefined, onCall: () => undefined, fallbackMs: 1000 });
     const following = calls.follow(stop.signal);
     while (signal === undefined) await new Promise((resolve) => setImmediate(resolve));
     expect(signal.aborted).toBe(false);
