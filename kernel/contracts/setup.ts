@@ -40,6 +40,14 @@ export interface CustomToolDefinition {
   readonly parameters: Readonly<Record<string, JsonValue>>;
   /** Resolves to the tool's JSON result; a throw is reported to the model as a tool error. */
   execute(params: JsonValue, signal: AbortSignal): Promise<JsonValue>;
+  /**
+   * For a session that outlives its host (a remote attempt): whether a call
+   * this tool had already answered is run again when a resumed host
+   * re-attaches. True only for tools whose host state the journal rebuilds
+   * (the nested `agent` tools: their children replay); any other tool's
+   * answered call keeps its stored answer, so its effect is not repeated.
+   */
+  readonly rerunOnReattach?: boolean;
 }
 
 export interface SessionInput {

@@ -16,11 +16,13 @@
  * execution's calls instead of spawning its children twice.
  *
  * A host that resumed re-attaches to a running attempt and reads every call
- * from the start: answered ones run again without being answered again
- * (the engine's tools keep their state in the host process: a child spawned
- * by the dead host must exist again before the model can collect it; a
- * remote child re-attaches to its own workflow and does not run twice), and
- * unanswered ones are answered.
+ * from the start. An answered call of a tool that keeps host state the
+ * journal rebuilds (`rerunOnReattach`: the engine's nested agent tools; a
+ * child spawned by the dead host must exist again before the model can
+ * collect it, and it replays rather than running twice) runs again without
+ * being answered again; any other answered call keeps its stored answer and
+ * does not run: a setup hook's tool never repeats its effect. Unanswered
+ * calls are answered.
  *
  * Bounds: at most MAX_CALLS calls per attempt are read; the rest are refused
  * in one statement, unread. Reads are pages of PAGE rows.
@@ -40,7 +42,7 @@ const RETRY_CAP_MS = 2000;
 export interface HostCallsOptions {
   readonly workflowId: string;
   readonly tools: ReadonlyMap<string, OfferedTool>;
-  readonly log: () => Pick<CallLog, 'after' | 'answer' | 'answerAllAfter'>;
+  readonly log: () => Pick<CallLog, 'after' | 'answer' | 'answerAllAfter' | 'answerOf'>;
   /** Arms a wake-up for this workflow's next call (notifications.ts). */
   readonly arm: () => Armed;
   /** Settles once notifications are received: a call recorded after the next read still wakes the wait. */
@@ -118,12 +120,28 @@ export class HostCalls {
     const key = `${digest}#${occurrence}`;
     let answer = this.#calls.get(key);
     if (answer === undefined) {
-      this.#options.onCall(checked.resources);
-      // Started here, in the rows' order: the engine's tools number what they start (a child's `spawn:<n>`) as they are called.
-      answer = this.#run(checked.tool, checked.params);
+      if (row.answered && checked.tool.rerunOnReattach !== true) {
+        // Answered before this host attached: the effect happened once; a later execution repeating the call gets the same answer.
+        answer = this.#stored(row.id, checked.tool.name);
+      } else {
+        this.#options.onCall(checked.resources);
+        // Started here, in the rows' order: the engine's tools number what they start (a child's `spawn:<n>`) as they are called.
+        answer = this.#run(checked.tool, checked.params);
+      }
       this.#calls.set(key, answer);
     }
     if (!row.answered) void answer.then((value) => this.#write(row.id, value));
+  }
+
+  /** The answer a call already has in the table. */
+  async #stored(id: number, name: string): Promise<CallAnswer> {
+    try {
+      const stored = await this.#options.log().answerOf(id);
+      if (stored !== undefined) return stored;
+    } catch (error) {
+      return refusal('TOOL_FAILED', `the host could not read the earlier answer of ${name}: ${messageOf(error)}; call it again`);
+    }
+    return refusal('TOOL_FAILED', `the earlier answer of ${name} is gone from the database; call it again`);
   }
 
   async #run(tool: CustomToolDefinition, params: JsonValue): Promise<CallAnswer> {

@@ -149,12 +149,14 @@ export class ChildAgents {
         description: 'Start a child agent on a task. Returns its id at once; collect its result with get_subagent_result.',
         parameters: SPAWN_PARAMETERS,
         execute: async (params) => this.spawn(params),
+        rerunOnReattach: true,
       },
       {
         name: COLLECT_TOOL,
         description: 'Wait for a child agent started with the agent tool and return its result. Each result can be collected once.',
         parameters: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string' } } },
         execute: (params) => this.collect(params),
+        rerunOnReattach: true,
       },
     ];
   }

@@ -2,8 +2,9 @@
  * The host's judgement and handling of remote host tool calls
  * (call-check.ts, host-calls.ts) against a table served from memory: what is
  * refused and how, that a call runs once however many executions make it,
- * that a resumed host runs answered calls again without answering them
- * again, and that a flood is refused past the bound without being read.
+ * that a resumed host runs answered calls of the nested agent tools again
+ * without answering them again while other tools' answered calls keep their
+ * stored answers, and that a flood is refused past the bound without being read.
  */
 import { describe, expect, it } from 'vitest';
 import type { CustomToolDefinition, JsonValue } from '../../../kernel/index.js';
@@ -13,10 +14,10 @@ import { HostCalls } from '../../../plugins/remote-agents/host-calls.js';
 
 const SPAWN = { type: 'object', additionalProperties: false, required: ['prompt'], properties: { prompt: { type: 'string' }, label: { type: 'string' } } } as const;
 
-/** A tool that records what it ran and answers with its input's prompt. */
-function recorder(name = 'agent'): { tool: CustomToolDefinition; ran: JsonValue[] } {
+/** A tool that records what it ran and answers with a child's ID; `rerun` marks it as the engine marks its nested agent tools. */
+function recorder(name = 'agent', rerun = false): { tool: CustomToolDefinition; ran: JsonValue[] } {
   const ran: JsonValue[] = [];
-  return { ran, tool: { name, description: 'test', parameters: SPAWN, execute: async (params) => (ran.push(params), { id: `child-${ran.length}` }) } };
+  return { ran, tool: { name, description: 'test', parameters: SPAWN, execute: async (params) => (ran.push(params), { id: `child-${ran.length}` }), ...(rerun ? { rerunOnReattach: true } : {}) } };
 }
 
 let nextId = 0;
@@ -32,8 +33,8 @@ const row = (name: string, args: string | undefined, extra: Partial<CallRow> = {
   ...extra,
 });
 
-/** The calls table as the host reads it: rows after an ID, in order, bounded; answers kept once. */
-function table(rows: CallRow[]) {
+/** The calls table as the host reads it: rows after an ID, in order, bounded; answers kept once; `stored` are answers written before. */
+function table(rows: CallRow[], stored = new Map<number, CallAnswer>()) {
   const answers = new Map<number, CallAnswer>();
   let reads = 0;
   let bulk: { after: number; answer: CallAnswer } | undefined;
@@ -45,6 +46,7 @@ function table(rows: CallRow[]) {
       after: async (_workflowId: string, after: number, limit: number) => (reads++, rows.filter((entry) => entry.id > after).slice(0, limit)),
       answer: async (id: number, answer: CallAnswer) => (answers.has(id) ? false : (answers.set(id, answer), true)),
       answerAllAfter: async (_workflowId: string, after: number, answer: CallAnswer) => void (bulk = { after, answer }),
+      answerOf: async (id: number) => answers.get(id) ?? stored.get(id),
     }),
   };
 }
@@ -111,14 +113,31 @@ describe('host tool calls', () => {
     expect(seen).toHaveLength(4);
   });
 
-  it('a resumed host runs answered calls again (the tools rebuild their state) without answering them again, and answers the rest', async () => {
-    const spawn = recorder();
+  it('a resumed host runs answered calls of the nested agent tools again (the journal rebuilds their state) without answering them again, and answers the rest', async () => {
+    const spawn = recorder('agent', true);
     const rows = [row('agent', '{"prompt":"a"}', { answered: true }), row('agent', '{"prompt":"b"}')];
     const db = table(rows);
     await hostCalls(db.log, [spawn.tool]).read();
     await settled();
     expect(spawn.ran).toEqual([{ prompt: 'a' }, { prompt: 'b' }]);
     expect([...db.answers.keys()]).toEqual([rows[1]?.id]);
+  });
+
+  it("a resumed host never runs another tool's answered call again: a later execution repeating it gets the stored answer", async () => {
+    const hook = recorder('deploy');
+    const rows = [row('deploy', '{"prompt":"a"}', { answered: true }), row('deploy', '{"prompt":"b"}')];
+    const db = table(rows, new Map([[rows[0]!.id, { failed: false, text: '{"id":"deployed-before"}' }]]));
+    const calls = hostCalls(db.log, [hook.tool]);
+    await calls.read();
+    await settled();
+    expect(hook.ran).toEqual([{ prompt: 'b' }]);
+    expect([...db.answers.keys()]).toEqual([rows[1]?.id]);
+    // A recovered execution repeats the answered call: it gets the answer stored before the host resumed, and nothing runs.
+    rows.push(row('deploy', '{"prompt":"a"}', { execution: 'e2' }));
+    await calls.read();
+    await settled();
+    expect(hook.ran).toHaveLength(1);
+    expect(db.answers.get(rows[2]!.id)?.text).toBe('{"id":"deployed-before"}');
   });
 
   it("a tool's error is its answer; a refused call is answered without running anything", async () => {
