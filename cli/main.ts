@@ -37,6 +37,12 @@ function findCommand(argv: readonly string[]): { entry: CommandEntry; rest: read
   return entry === undefined ? undefined : { entry, rest: argv.slice(entry.name.split(' ').length) };
 }
 
+/** `<command> --help` (before any `--`) only prints: it sets nothing up for a session. */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((token) => token === '--help' || token === '-h');
+}
+
 /** `--version`: only this package's package.json is read, nothing of the engine or Pi loads. */
 function version(io: CliIo): number {
   const found = findPackage();
@@ -103,6 +109,7 @@ export async function main(args: readonly string[], baseIo: CliIo): Promise<numb
   const { entry } = found;
   let spec: CommandSpec;
   try {
+    if (entry.opensSession === true && !asksForHelp(found.rest)) (await import('./session-process.js')).prepareSessionProcess(io.home);
     spec = await entry.load();
   } catch (error) {
     // A damaged installation: the command's module cannot be imported.

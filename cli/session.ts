@@ -11,7 +11,7 @@ import type { JsonValue } from '../kernel/json.js';
 import { parseSnapshot, type RunSnapshot } from '../kernel/engine/snapshot.js';
 import { checkStoredRun } from '../kernel/engine/stored-run-queries.js';
 import { disableSandboxSpares } from '../kernel/sandbox/spares.js';
-import { useCompileCache } from './compile-cache.js';
+import { prepareSessionProcess } from './session-process.js';
 import { useBundledPi } from './pi-bundle.js';
 import { findRun } from '../kernel/store/list.js';
 import { workflowsRoot } from '../kernel/store/paths.js';
@@ -24,7 +24,7 @@ export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOp
   // A command runs at most one workflow segment: its engine keeps no spare sandbox.
   disableSandboxSpares();
   // Pi's SDK and the session's modules load from here on: cached compiled code, and the user's Pi (its bundle where it has one).
-  useCompileCache(storeRoot(io));
+  prepareSessionProcess(io.home);
   await useBundledPi({ cwd: io.cwd, ...(io.pi === undefined ? {} : { named: io.pi }) });
   const { createLocalPiSession } = await import('./headless-host.js');
   return createLocalPiSession({
