@@ -14,7 +14,7 @@ import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } fro
 import { JSON_OPTION, TRUST_OPTIONS, UsageError, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
 import type { LocalPiSession } from './headless-host.js';
-import { parseJsonOption, withLocalSession } from './session.js';
+import { parseJsonOption, storeRoot, withLocalSession } from './session.js';
 import { parseWorkflowInput } from './workflow-input.js';
 
 function readSource(path: string): string {
@@ -84,7 +84,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const scriptPath = script === undefined ? undefined : resolve(io.cwd, script);
   const source = scriptPath === undefined ? undefined : readSource(scriptPath);
   // The sandbox process starts now, while Pi's SDK loads: the engine's pool takes it as its spare.
-  prestartSandbox();
+  prestartSandbox(storeRoot(io));
   return withLocalSession(io, trust === undefined ? {} : { trust }, async (local) => {
     const { host } = local;
     let launch: Launch;

@@ -57,7 +57,7 @@ export class WorkflowEngine implements WorkflowEngineApi {
     this.#options = options;
     this.root = options.root ?? workflowsRoot(options.home);
     this.sessionId = options.sessionId;
-    this.#pool = new SandboxPool(options.sandbox ? { limits: options.sandbox } : {});
+    this.#pool = new SandboxPool({ ...(options.sandbox ? { limits: options.sandbox } : {}), codeCacheRoot: this.root });
     warmUpPreflight();
     this.#prep = new LaunchPrep(options);
     options.kernel.hooks.registry.engine.call({ engine: this, onClose: (listener) => void this.#closeListeners.push(listener) });

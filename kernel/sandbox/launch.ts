@@ -9,12 +9,15 @@
  * Compartment that has no Node API at all.
  */
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { kernelEntryPoint } from '../entry-point.js';
 
 export interface SandboxLaunch {
   readonly command: string;
   readonly args: readonly string[];
+  /** The file ses loads from in the process (its one-file build), which code-cache.ts keys its cache by. */
+  readonly sesFile: string;
 }
 
 /**
@@ -67,8 +70,9 @@ export function sandboxLaunch(maxOldGenerationSizeMb: number, moduleUrl: string 
     const permission = permissionFlag();
     // The links go first: Node's permission tree ignores an exact path granted after a directory below it.
     const allow = [...links, ...readable, ...[...packages].map((dir) => dir + sep)].map((path) => `--allow-fs-read=${path}`);
-    cached = { key: moduleUrl, launch: { command: process.execPath, base: [...(permission ? [permission, ...allow] : []), ...execArgv, worker] } };
+    const sesFile = createRequire(worker).resolve('ses');
+    cached = { key: moduleUrl, launch: { command: process.execPath, sesFile, base: [...(permission ? [permission, ...allow] : []), ...execArgv, worker] } };
   }
-  const { base, command } = cached.launch;
-  return { command, args: [`--max-old-space-size=${maxOldGenerationSizeMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...base] };
+  const { base, command, sesFile } = cached.launch;
+  return { command, sesFile, args: [`--max-old-space-size=${maxOldGenerationSizeMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...base] };
 }

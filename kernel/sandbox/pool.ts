@@ -17,22 +17,36 @@ import { DEFAULT_SANDBOX_LIMITS, SandboxProcess, errorFromPayload, payloadFromEr
 export { DEFAULT_SANDBOX_LIMITS, errorFromPayload, type CallOutcome, type SandboxCall, type SandboxHandlers, type SandboxLimits, type ScriptExecution, type ScriptSpec } from './sandbox-process.js';
 export { prestartSandbox } from './prestart.js';
 
+export interface SandboxPoolOptions {
+  readonly limits?: Partial<SandboxLimits>;
+  /** Keep a spare process started (default true; spares.ts can turn it off process-wide). */
+  readonly warm?: boolean;
+  /** The store whose sandbox code cache the processes use (code-cache.ts); none without it. */
+  readonly codeCacheRoot?: string;
+}
+
 export class SandboxPool {
   readonly limits: SandboxLimits;
   readonly #warm: boolean;
+  readonly #codeCacheRoot: string | undefined;
   #spare: SandboxProcess | undefined;
   #closed = false;
 
-  constructor(options: { limits?: Partial<SandboxLimits>; warm?: boolean } = {}) {
+  constructor(options: SandboxPoolOptions = {}) {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+    this.#codeCacheRoot = options.codeCacheRoot;
     const warm = options.warm ?? true;
     this.#warm = warm && sandboxSparesEnabled();
-    if (warm) this.#spare = takePrestarted(this.limits) ?? (this.#warm ? new SandboxProcess(this.limits) : undefined);
+    if (warm) this.#spare = takePrestarted(this.limits) ?? (this.#warm ? this.#start() : undefined);
+  }
+
+  #start(): SandboxProcess {
+    return new SandboxProcess(this.limits, this.#codeCacheRoot);
   }
 
   #acquire(): SandboxProcess {
     if (this.#closed) throw new WorkflowError('CANCELLED', 'the sandbox pool is closed');
-    const spare = this.#spare !== undefined && !this.#spare.exited ? this.#spare : new SandboxProcess(this.limits);
+    const spare = this.#spare !== undefined && !this.#spare.exited ? this.#spare : this.#start();
     this.#spare = undefined;
     return spare;
   }
@@ -44,7 +58,7 @@ export class SandboxPool {
    */
   #replenish(): void {
     if (this.#warm) setImmediate(() => {
-      if (!this.#closed && this.#spare === undefined) this.#spare = new SandboxProcess(this.limits);
+      if (!this.#closed && this.#spare === undefined) this.#spare = this.#start();
     });
   }
 

@@ -24,10 +24,13 @@ function launchKey(limits: SandboxLimits): string {
   return JSON.stringify([launch.command, launch.args, limits]);
 }
 
-/** Starts a sandbox process with the default limits now, for the next pool to take (at most one waits). */
-export function prestartSandbox(): void {
+/**
+ * Starts a sandbox process with the default limits now, for the next pool to take (at most one waits);
+ * `codeCacheRoot`: the store whose sandbox code cache it uses (code-cache.ts).
+ */
+export function prestartSandbox(codeCacheRoot?: string): void {
   if (Reflect.get(globalThis, PRESTARTED_SLOT) !== undefined) return;
-  const prestarted: Prestarted = { format: PRESTARTED_FORMAT, key: launchKey(DEFAULT_SANDBOX_LIMITS), sandbox: new SandboxProcess(DEFAULT_SANDBOX_LIMITS) };
+  const prestarted: Prestarted = { format: PRESTARTED_FORMAT, key: launchKey(DEFAULT_SANDBOX_LIMITS), sandbox: new SandboxProcess(DEFAULT_SANDBOX_LIMITS, codeCacheRoot) };
   Object.defineProperty(globalThis, PRESTARTED_SLOT, { value: prestarted, configurable: true, enumerable: false });
 }
 

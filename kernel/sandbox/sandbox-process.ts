@@ -16,6 +16,7 @@ import type { PromptSyntax } from '../template.js';
 import { LineReader } from './lines.js';
 import { scriptFailure, type Locate } from './script-failure.js';
 import { sandboxLaunch } from './launch.js';
+import { MAX_CODE_CACHE_BYTES, sandboxCodeCache, type SandboxCodeCache } from './code-cache.js';
 import type { CallMessage, CallOutcome, ErrorPayload, GlobalSpec, HostMessage, ReplayEntry, WorkerMessage } from './protocol.js';
 
 export type { CallOutcome };
@@ -112,12 +113,18 @@ export class SandboxProcess {
   readonly #queue: WorkerMessage[] = [];
   #draining = false;
   #paused = false;
+  #killed = false;
+  #scriptSent = false;
 
-  constructor(limits: SandboxLimits) {
+  /** `codeCacheRoot`: the store whose sandbox code cache this process uses and fills (code-cache.ts). */
+  constructor(limits: SandboxLimits, codeCacheRoot?: string) {
     const launch = sandboxLaunch(limits.maxOldGenerationSizeMb);
-    this.child = spawn(launch.command, launch.args, { env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
+    const cache = codeCacheRoot === undefined ? undefined : sandboxCodeCache(codeCacheRoot, launch);
+    const args = cache === undefined ? launch.args : [...launch.args, '--code-cache'];
+    this.child = spawn(launch.command, args, { env: {}, stdio: cache === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as SandboxChild;
     track(this.child);
     this.child.stdin.on('error', () => undefined);
+    const cacheSent = cache === undefined ? undefined : this.#exchangeCode(cache);
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEPT);
@@ -129,13 +136,28 @@ export class SandboxProcess {
       () => this.#onBroken('a message of the sandbox process exceeds the RPC limit'),
     );
     this.child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
-    this.ready = new Promise<void>((resolve, reject) => {
+    const answered = new Promise<void>((resolve, reject) => {
       this.#readied = resolve;
       const failed = (why: string) => reject(new WorkflowError('INTERNAL_ERROR', `The sandbox process could not start: ${why}`, { reason: 'sandbox_error' }));
       this.child.once('error', (error) => failed(error.message));
       this.child.once('exit', () => failed(this.describeExit()));
     });
+    // With a code cache, ready also waits for the cache's pipe to close: no script is sent while it is open. The
+    // bytes are kept only once the process also answered (it closes the pipe first), so they are whole; this runs
+    // before any other reaction to ready, so before a script is sent.
+    this.ready =
+      cacheSent === undefined
+        ? answered
+        : Promise.all([answered, cacheSent.closed]).then(([, fresh]) => {
+            if (fresh !== undefined && !this.#scriptSent && cache !== undefined) cache.write(fresh);
+          });
     this.ready.catch(() => undefined);
+    if (cacheSent !== undefined) {
+      // Died on its own before it was ready, with cached code: the cache may be why, so it goes.
+      answered.catch(() => {
+        if (cacheSent.used && !this.#killed && cache !== undefined) cache.discard();
+      });
+    }
     this.child.once('exit', (code, signal) => {
       this.#exit = { code, signal };
       this.#onExit();
@@ -162,7 +184,8 @@ export class SandboxProcess {
 
   /** A waiting spare must not keep the host alive. */
   setRef(ref: boolean): void {
-    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as { ref?: () => void; unref?: () => void }[]) {
+    for (const handle of [this.child, ...this.child.stdio] as ({ ref?: () => void; unref?: () => void } | null)[]) {
+      if (handle === null) continue;
       if (ref) handle.ref?.();
       else handle.unref?.();
     }
@@ -177,11 +200,33 @@ export class SandboxProcess {
 
   send(message: HostMessage | string): void {
     if (this.exited) return;
+    if (typeof message !== 'string' && message.t === 'start') this.#scriptSent = true;
     this.child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   }
 
   kill(): void {
+    this.#killed = true;
     if (!this.exited) this.child.kill('SIGKILL');
+  }
+
+  /** Sends the cached code (fd 3); collects what the process sends back (fd 4), within MAX_CODE_CACHE_BYTES. */
+  #exchangeCode(cache: SandboxCodeCache): { readonly used: boolean; readonly closed: Promise<Buffer | undefined> } {
+    const input = this.child.stdio[3] as Writable;
+    const output = this.child.stdio[4] as Readable;
+    input.on('error', () => undefined);
+    output.on('error', () => undefined);
+    const payload = cache.read();
+    input.end(payload ?? Buffer.alloc(0));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    output.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_CODE_CACHE_BYTES) chunks.push(chunk);
+    });
+    const closed = new Promise<Buffer | undefined>((resolve) => {
+      output.once('close', () => resolve(size > 0 && size <= MAX_CODE_CACHE_BYTES ? Buffer.concat(chunks, size) : undefined));
+    });
+    return { used: payload !== undefined, closed };
   }
 
   /** Settles once the process is gone. */

@@ -13,7 +13,7 @@
  * From source (tests) Node runs this file with type stripping; the resolve
  * hook in scripts/ts-resolve.mjs maps its relative `.js` imports to `.ts`.
  */
-import './load-ses.js';
+import { finishCodeCache } from './load-ses.js';
 import { Console } from 'node:console';
 import { encodeJson } from '../json-encode.js';
 import { startTracking, wrapJoins } from './causality.js';
@@ -38,6 +38,8 @@ declare class Compartment {
 globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
 wrapJoins();
 lockdown({ errorTaming: 'safe', overrideTaming: 'severe', consoleTaming: 'safe', stackFiltering: 'concise' });
+// Before 'ready': the code cache's pipes are closed before any script can arrive.
+finishCodeCache();
 startTracking();
 
 /** The host's messages are small but `start` carries the replay table: no line limit on this side. */

@@ -8,7 +8,7 @@
  * `wfcli view` serves a run's list, page and model the same way, and ends
  * cleanly on SIGTERM.
  * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
- * cache in the store, never through a link, and loads nothing of remote
+ * cache and the sandbox's code cache in the store, never through a link, and loads nothing of remote
  * agents (their entry loads only when a settings file names them), nor
  * micromatch or nano-spawn when the script evaluates no selector and makes no
  * worktree. A resolve hook registered before the entry records every module
@@ -125,6 +125,9 @@ describe('wfcli run', () => {
 
   it("loads Pi's SDK from Pi's bundle only, and keeps Node's compile cache in the store", () => {
     writeFileSync(join(cwd, 'small.js'), "log('small');\nreturn 2;\n");
+    // The engine that stored the test's run (from source) keeps its own sandbox code cache, under another key.
+    const sandboxCaches = (): string[] => readdirSync(join(workflowsRoot(home), '.sandbox-cache'));
+    const before = sandboxCaches();
     const { status, stdout, stderr, loaded } = loadedBy(['run', '--script', 'small.js']);
     expect(status, stderr).toBe(0);
     expect(stdout.trim()).toBe('2');
@@ -138,6 +141,8 @@ describe('wfcli run', () => {
     // A script with no agent and no worktree evaluates no selector pattern and runs no git.
     expect(loaded.filter((url) => FIRST_USE.test(url))).toEqual([]);
     expect(readdirSync(join(workflowsRoot(home), '.compile-cache')).length).toBeGreaterThan(0);
+    // The sandbox's code cache too (kernel/sandbox/code-cache.ts): one file of the built package's sandbox, written by the host.
+    expect(sandboxCaches().filter((name) => !before.includes(name))).toEqual([expect.stringMatching(/^ses-[0-9a-f]{32}\.bin$/)]);
   });
 
   it('caches nothing through a link where the cache folder belongs, and still runs', () => {
@@ -147,6 +152,7 @@ describe('wfcli run', () => {
     mkdirSync(workflowsRoot(linkedHome), { recursive: true });
     mkdirSync(elsewhere);
     symlinkSync(elsewhere, join(workflowsRoot(linkedHome), '.compile-cache'));
+    symlinkSync(elsewhere, join(workflowsRoot(linkedHome), '.sandbox-cache'));
     writeFileSync(join(cwd, 'small.js'), "log('small');\nreturn 3;\n");
     const { status, stdout, stderr } = loadedBy(['run', '--script', 'small.js'], linkedHome);
     expect(status, stderr).toBe(0);

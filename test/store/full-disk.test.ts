@@ -90,8 +90,9 @@ describe.skipIf(disk.skip !== undefined)(`a full disk under HOME${disk.skip === 
     // Pi's own files in the agent dir exist from here on, as on any machine that ran it before.
     const warm = await wfcli(env, ['run', '--script', 'tiny.js']);
     expect(warm.code, warm.stderr).toBe(0);
-    // Node's compile cache (about 5 MB) is kept only where the disk has room to spare, never on this one.
+    // Node's compile cache (about 5 MB) and the sandbox's code cache are kept only where the disk has room to spare, never on this one.
     expect(existsSync(join(disk.dir, 'home', '.pi', 'workflows', '.compile-cache'))).toBe(false);
+    expect(existsSync(join(disk.dir, 'home', '.pi', 'workflows', '.sandbox-cache'))).toBe(false);
   }, 300_000);
 
   afterAll(() => {
