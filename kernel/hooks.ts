@@ -22,7 +22,15 @@ import type { WorkflowHostSession } from './contracts/host.js';
 export type { RunRef } from './contracts/run-access.js';
 
 // tapable is CommonJS: `require` skips the scan for export names that Node's ES loader runs over a CommonJS module.
-const { AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook } = createRequire(import.meta.url)('tapable') as typeof import('tapable');
+// Its index requires all twelve hook classes; the five used here are required file by file (tapable has no
+// `exports` map, so its files are its API too), which spares a start eight CommonJS module loads.
+const requireHook = createRequire(import.meta.url);
+type Tapable = typeof import('tapable');
+const AsyncSeriesHook = requireHook('tapable/lib/AsyncSeriesHook.js') as Tapable['AsyncSeriesHook'];
+const AsyncSeriesWaterfallHook = requireHook('tapable/lib/AsyncSeriesWaterfallHook.js') as Tapable['AsyncSeriesWaterfallHook'];
+const SyncBailHook = requireHook('tapable/lib/SyncBailHook.js') as Tapable['SyncBailHook'];
+const SyncHook = requireHook('tapable/lib/SyncHook.js') as Tapable['SyncHook'];
+const SyncWaterfallHook = requireHook('tapable/lib/SyncWaterfallHook.js') as Tapable['SyncWaterfallHook'];
 
 export interface RegistryFrozenInput {
   readonly functionNames: readonly string[];
