@@ -13,6 +13,11 @@ function loadParser(): typeof rollupParseAst {
   return (parse ??= (createRequire(import.meta.url)('rollup/parseAst') as typeof import('rollup/parseAst')).parseAst);
 }
 
+/** Whether a script was parsed in this process already (the warm-up has nothing left to do then). */
+export function parserLoaded(): boolean {
+  return parse !== undefined;
+}
+
 export function parseAst(...args: Parameters<typeof rollupParseAst>): ReturnType<typeof rollupParseAst> {
   return loadParser()(...args);
 }

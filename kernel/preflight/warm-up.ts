@@ -3,9 +3,11 @@
  * binding) and for compiling the checks' code: tens of milliseconds a
  * session's first launch need not wait for. An engine runs one preflight of a
  * small script in the background shortly after it is created, so a Pi start,
- * `wfcli --help` or `wfcli list` (which create no engine) never pay it.
+ * `wfcli --help` or `wfcli list` (which create no engine) never pay it, and
+ * skips it when a script was preflighted by then.
  */
 import { preflight } from './index.js';
+import { parserLoaded } from './parse-ast.js';
 
 /** After the engine's creation, so the warm-up does not compete with what starts with it (the spare sandbox). */
 const WARM_UP_DELAY_MS = 100;
@@ -25,6 +27,8 @@ export function warmUpPreflight(): void {
   if (warmed) return;
   warmed = true;
   setTimeout(() => {
+    // A launch came first (`wfcli run` launches at once): its preflight loaded the parser and ran the checks.
+    if (parserLoaded()) return;
     try {
       preflight(SAMPLE, { primitives: ['parallel', 'log'], functions: ['step'], effects: [] });
     } catch {

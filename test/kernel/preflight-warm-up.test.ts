@@ -34,6 +34,32 @@ describe('the preflight warm-up', () => {
     expect(warm).toEqual(cold);
   });
 
+  it('skips its preflight when a script was parsed before its time came (a launch right after the engine started)', async () => {
+    /** A fresh warm-up whose preflight calls are recorded; `parsedFirst` parses a script before the timer fires. */
+    const warmUpCalls = async (parsedFirst: boolean): Promise<number> => {
+      vi.resetModules();
+      let calls = 0;
+      vi.doMock('../../kernel/preflight/index.js', async (importOriginal) => {
+        const real = await importOriginal<typeof import('../../kernel/preflight/index.js')>();
+        return { ...real, preflight: (...args: Parameters<typeof real.preflight>) => ((calls += 1), real.preflight(...args)) };
+      });
+      try {
+        const { warmUpPreflight } = await import('../../kernel/preflight/warm-up.js');
+        const { parseAst } = await import('../../kernel/preflight/parse-ast.js');
+        vi.useFakeTimers();
+        warmUpPreflight();
+        if (parsedFirst) parseAst('return 1;', { allowReturnOutsideFunction: true });
+        vi.runAllTimers();
+        return calls;
+      } finally {
+        vi.useRealTimers();
+        vi.doUnmock('../../kernel/preflight/index.js');
+      }
+    };
+    expect(await warmUpCalls(false)).toBe(1);
+    expect(await warmUpCalls(true)).toBe(0);
+  });
+
   it('does not keep a process alive: one that has nothing else to do exits before the warm-up loads the parser', async () => {
     const code = [
       `await import(${JSON.stringify(RESOLVE)});`,
