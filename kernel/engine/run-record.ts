@@ -149,9 +149,13 @@ export class RunRecord {
   /** True when the phase changed (and was persisted and announced). */
   setPhase(phase: string): boolean {
     if (this.#snapshot.phase === phase) return false;
-    this.update((draft) => {
-      draft.phase = phase;
-    });
+    // Progress like agent summaries: replay calls phase() again, so a power loss may roll it back (no fsync).
+    this.update(
+      (draft) => {
+        draft.phase = phase;
+      },
+      { durable: false },
+    );
     this.emit({ type: WORKFLOW_PHASE_CHANGED_EVENT, ...this.base(), phase });
     return true;
   }
