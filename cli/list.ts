@@ -11,14 +11,14 @@ import { resolve } from 'node:path';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
 import { parseSnapshot } from '../kernel/engine/snapshot.js';
 import { summarize, type StatusSummary } from '../kernel/engine/status.js';
-import { checkStoredRun, shownSnapshot } from '../kernel/engine/stored-run-queries.js';
+import { checkStoredRun, shownSnapshot } from '../kernel/engine/stored-run-check.js';
 import { listRuns } from '../kernel/store/list.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { LOCK_FILE } from '../kernel/store/paths.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { formatRunTable } from './format.js';
-import { storeRoot } from './session.js';
+import { storeRoot } from './stored-run.js';
 
 function described(error: unknown): string {
   return isWorkflowError(error) ? `${error.code}: ${error.message}` : messageOf(error);

@@ -14,14 +14,14 @@
 import { resolve } from 'node:path';
 // The run store's readers by module, not the kernel's index: `wfcli report` loads no engine (commands.ts).
 import { summarize } from '../kernel/engine/status.js';
-import { shownSnapshot } from '../kernel/engine/stored-run-queries.js';
+import { shownSnapshot } from '../kernel/engine/stored-run-check.js';
 import { writeFileAtomic } from '../kernel/store/atomic.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { writeRunReport } from '../kernel/store/run-files.js';
 import { EXIT_OK, flag, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { STDOUT_OUTPUT, checkOutputPath } from './output-path.js';
-import { findStoredRun } from './session.js';
+import { findStoredRun } from './stored-run.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';

@@ -14,7 +14,8 @@ import type { RunHandle } from '../kernel/index.js';
 import { EXIT_FAILED, JSON_OPTION, TRUST_OPTIONS, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { followRun } from './follow.js';
-import { findStoredRun, inRunSession, parseJsonOption } from './session.js';
+import { inRunSession, parseJsonOption } from './session.js';
+import { findStoredRun } from './stored-run.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';

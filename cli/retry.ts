@@ -7,7 +7,8 @@
 import type { RunHandle } from '../kernel/index.js';
 import { JSON_OPTION, TRUST_OPTIONS, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
-import { findStoredRun, inRunSession } from './session.js';
+import { inRunSession } from './session.js';
+import { findStoredRun } from './stored-run.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';

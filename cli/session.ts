@@ -1,22 +1,18 @@
 /**
  * What the commands that work in a headless Pi session share: opening it
- * (Pi's SDK loads only here), its warnings, JSON options, and finding a
- * stored run of this project in any session.
+ * (Pi's SDK loads only here), its warnings and JSON options. Finding a stored
+ * run is in stored-run.ts, which the read-only commands import without this.
  */
-import { resolve } from 'node:path';
-// The run store's readers only, not the kernel's index: the commands that only read runs import this module too.
+// Not the kernel's index: a command loads the engine only when it opens the session.
 import { WorkflowError } from '../kernel/errors.js';
 import { checkBoundary } from '../kernel/json-boundary.js';
 import type { JsonValue } from '../kernel/json.js';
-import { parseSnapshot, type RunSnapshot } from '../kernel/engine/snapshot.js';
-import { checkStoredRun } from '../kernel/engine/stored-run-queries.js';
 import { disableSandboxSpares } from '../kernel/sandbox/spares.js';
 import { prepareSessionProcess } from './session-process.js';
 import { useBundledPi } from './pi-bundle.js';
-import { findRun } from '../kernel/store/list.js';
-import { workflowsRoot } from '../kernel/store/paths.js';
 import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
+import { storeRoot, type StoredRun } from './stored-run.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
 /** Opens the headless Pi session for the command's cwd. */
@@ -66,28 +62,4 @@ export function parseJsonOption(flag: string, text: string | undefined): JsonVal
   // JSON.parse builds any depth; what handles the value after it may recurse. Refused here, before Pi starts.
   checkBoundary(value, flag, { details: { option: flag } });
   return value;
-}
-
-/** `~/.pi/workflows` (or under the io's home). */
-export function storeRoot(io: CliIo): string {
-  return workflowsRoot(io.home);
-}
-
-export interface StoredRun {
-  readonly runDir: string;
-  readonly snapshot: RunSnapshot;
-}
-
-/**
- * A run of this project (any session), or RUN_NOT_FOUND for a missing,
- * corrupt or malformed ID, like `workflow_status`; for a damaged run (a link
- * or FIFO in its directory) the error names the entry.
- */
-export function findStoredRun(io: CliIo, runId: string, options: { readonly whole?: boolean } = {}): StoredRun {
-  const entry = findRun(storeRoot(io), resolve(io.cwd), runId);
-  if (entry?.error === 'damaged' && entry.problem !== undefined) throw entry.problem;
-  if (entry === undefined || entry.error !== undefined) throw new WorkflowError('RUN_NOT_FOUND', `No run ${runId} in this project`, { runId });
-  // `whole`: every entry of the run is checked, so a damaged run is refused before Pi even starts.
-  if (options.whole === true) checkStoredRun(entry.runDir);
-  return { runDir: entry.runDir, snapshot: parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`) };
 }

@@ -14,21 +14,22 @@
  */
 // The run store's readers only, not the kernel's index: only a failed run's diagnostics start Pi and the engine.
 import { summarize } from '../kernel/engine/status.js';
-import { shownSnapshot } from '../kernel/engine/stored-run-queries.js';
+import { shownSnapshot } from '../kernel/engine/stored-run-check.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { runTime } from '../lib/run-time.js';
 import { lastStateMark } from '../lib/run-time-stored.js';
 import { EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { printable } from '../lib/terminal-text.js';
 import { agentNameOf, formatStatus } from './format.js';
-import { findStoredRun, withLocalSession } from './session.js';
+import { findStoredRun } from './stored-run.js';
 
 async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const runId = parsed.positionals[0] ?? '';
   const { runDir, snapshot } = findStoredRun(io, runId, { whole: true });
   // As the engine's status in a session that executes nothing: an active run nobody owns reads as interrupted.
   const summary = { ...summarize(shownSnapshot(snapshot, runDir, false), false), executing: readRunLock(runDir) !== undefined };
-  const diagnostics = summary.state === 'failed' ? await withLocalSession(io, {}, async ({ host }) => host.diagnose(summary)) : undefined;
+  // Only a failed run's diagnostics need the headless session: its module loads then.
+  const diagnostics = summary.state === 'failed' ? await (await import('./session.js')).withLocalSession(io, {}, async ({ host }) => host.diagnose(summary)) : undefined;
   const mark = lastStateMark(runDir);
   const now = Date.now();
   // `activeMs` keeps its meaning (as of the last segment end); `time` is wall and active time now (lib/run-time.ts).

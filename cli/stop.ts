@@ -8,7 +8,8 @@
  */
 import { readRunLock, type StopResult } from '../kernel/index.js';
 import { EXIT_FAILED, EXIT_OK, JSON_OPTION, flag, printJson, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { findStoredRun, inRunSession, type StoredRun } from './session.js';
+import { inRunSession } from './session.js';
+import { findStoredRun, type StoredRun } from './stored-run.js';
 
 function stored(io: CliIo, runId: string): StoredRun | undefined {
   try {

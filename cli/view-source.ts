@@ -8,7 +8,7 @@
  * Controls go through view-controls.ts.
  */
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
-import { shownSnapshot } from '../kernel/engine/stored-run-queries.js';
+import { shownSnapshot } from '../kernel/engine/stored-run-check.js';
 import { summarize } from '../kernel/engine/status.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { parseControlRequest } from '../lib/trajectory/control-request.js';
@@ -17,7 +17,7 @@ import { runReader, type ShownRun } from '../lib/trajectory/run-reader.js';
 import type { RunListEntry, RunSource } from '../lib/trajectory/server.js';
 import type { CliIo } from './command.js';
 import { projectRuns } from './list.js';
-import { findStoredRun } from './session.js';
+import { findStoredRun } from './stored-run.js';
 import { performViewControl, readOnlyReason, viewControls, type ViewedRun } from './view-controls.js';
 
 interface Found extends ShownRun {

@@ -12,7 +12,7 @@
 import { WorkflowError } from '../kernel/errors.js';
 import { printable } from '../lib/terminal-text.js';
 import { EXIT_OK, UsageError, stringOption, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
-import { findStoredRun } from './session.js';
+import { findStoredRun } from './stored-run.js';
 
 /** `--port`: a whole number from 1 to 65535; none lets the system choose a free port. */
 function portOption(text: string | undefined): number | undefined {

@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { isWorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import { READ_LIMITS, appendRegular, checkDirectories, readRegularIfExists } from '../store/index.js';
+import { CALLS_FILE, EVENTS_FILE } from './run-entries.js';
 
-export const EVENTS_FILE = 'events.jsonl';
-export const CALLS_FILE = 'calls.jsonl';
+export { CALLS_FILE, EVENTS_FILE };
 
 /** Spec 1 "Limits": logs 4 KB, shell inputs and errors 16 KB prefixes. */
 export const LOG_LIMIT_BYTES = 4 * 1024;

@@ -4,7 +4,7 @@
  * last activity and accounting. Never transcripts or session payloads.
  */
 import type { JsonValue } from '../json.js';
-import { readResultText } from '../store/index.js';
+import { readResultText } from '../store/run-files.js';
 import type { RunOutcome } from './engine-types.js';
 import { TERMINAL_RUN_STATES } from '../states.js';
 import type { RunSnapshot } from './snapshot.js';

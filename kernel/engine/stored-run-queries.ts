@@ -4,12 +4,12 @@
  * executing in this process (`isLive`).
  */
 import { WorkflowError } from '../errors.js';
-import type { RunState } from '../states.js';
-import { checkRunDirectory, deleteRun, deleteRuns, findRun, listRuns, readRunLock, removeRunDirectory, type DeleteResult, type EntryType } from '../store/index.js';
-import { CALLS_FILE, EVENTS_FILE } from './run-log.js';
-import { SYSTEM_PROMPTS_DIR, SYSTEM_PROMPTS_FILE } from './system-prompts.js';
+import { deleteRun, deleteRuns, findRun, listRuns, removeRunDirectory, type DeleteResult } from '../store/index.js';
 import { isDeletableSnapshot } from './guidance.js';
 import { parseSnapshot, type RunSnapshot } from './snapshot.js';
+
+// The readers' part lives in stored-run-check.ts, which `wfcli list` and `status` import without this module's.
+export { ACTIVE_STATES, checkStoredRun, shownSnapshot } from './stored-run-check.js';
 
 export interface StoredRun {
   readonly runId: string;
@@ -52,27 +52,6 @@ export function deleteStoredRuns(root: string, cwd: string, runIds: readonly str
   };
 }
 
-/** States of a run some process should be executing. */
-export const ACTIVE_STATES: ReadonlySet<RunState> = new Set(['queued', 'running', 'pausing', 'awaiting_input']);
-
-/**
- * The snapshot as readers are shown it: an active run that no live process
- * owns (its lock is missing, or its owner is gone: see store/lock.ts) was
- * left by a host that died, and reads as `interrupted`. Derived at read time;
- * nothing is written, and resume or recovery makes it so on disk.
- */
-export function shownSnapshot(snapshot: RunSnapshot, runDir: string, executingHere: boolean): RunSnapshot {
-  if (executingHere || !ACTIVE_STATES.has(snapshot.state)) return snapshot;
-  let owned: boolean;
-  try {
-    owned = readRunLock(runDir) !== undefined;
-  } catch {
-    // A damaged lock owns nothing; resuming the run reports the damage.
-    owned = false;
-  }
-  return owned ? snapshot : { ...snapshot, state: 'interrupted' };
-}
-
 /** Removes a run this process created and still holds, whose launch failed before it started. */
 export function abandon(runDir: string, release: () => void): void {
   try {
@@ -82,21 +61,4 @@ export function abandon(runDir: string, release: () => void): void {
   } finally {
     release();
   }
-}
-
-/** The engine's own entries of a run directory, beside the store's. */
-const ENGINE_ENTRIES: ReadonlyMap<string, EntryType> = new Map([
-  [CALLS_FILE, 'regular file'],
-  [EVENTS_FILE, 'regular file'],
-  [SYSTEM_PROMPTS_FILE, 'regular file'],
-  [SYSTEM_PROMPTS_DIR, 'directory'],
-]);
-
-/**
- * Refuses a damaged run (a link, a FIFO or a device in place of one of its
- * files or folders) with `RUN_NOT_FOUND`, `details.reason: "damaged"`, naming
- * the entry: before a resume or a retry reads or writes anything of it.
- */
-export function checkStoredRun(runDir: string): ReadonlySet<string> {
-  return checkRunDirectory(runDir, ENGINE_ENTRIES);
 }

@@ -10,9 +10,9 @@
  */
 import { dirname, join } from 'node:path';
 import { appendRegular, checkDirectories, entryKind, makeDirectory, sha256Hex, writeFailed, writeFileAtomic } from '../store/index.js';
+import { SYSTEM_PROMPTS_DIR, SYSTEM_PROMPTS_FILE } from './run-entries.js';
 
-export const SYSTEM_PROMPTS_FILE = 'system-prompts.json';
-export const SYSTEM_PROMPTS_DIR = '.system-prompts';
+export { SYSTEM_PROMPTS_DIR, SYSTEM_PROMPTS_FILE };
 
 export interface SystemPromptRecord {
   readonly agentId: string;
