@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { isWorkflowError, messageOf } from '../kernel/errors.js';
 import { parseSnapshot } from '../kernel/engine/snapshot.js';
 import { summarize, type StatusSummary } from '../kernel/engine/status.js';
-import { checkStoredRun, shownSnapshot } from '../kernel/engine/stored-run-check.js';
+import { checkListedRun, shownSnapshot } from '../kernel/engine/stored-run-check.js';
 import { listRuns } from '../kernel/store/list.js';
 import { readRunLock } from '../kernel/store/lock.js';
 import { LOCK_FILE } from '../kernel/store/paths.js';
@@ -34,7 +34,7 @@ export function projectRuns(io: CliIo, sessionId: string | undefined, warn: (mes
   return listRuns(storeRoot(io), resolve(io.cwd), sessionId, skipped).flatMap((entry) => {
     try {
       if (entry.problem !== undefined) throw entry.problem;
-      const names = checkStoredRun(entry.runDir);
+      const names = checkListedRun(entry.runDir);
       const snapshot = parseSnapshot(entry.snapshot, `${entry.runDir}/snapshot.json`);
       // Most listed runs have ended and hold no lock: skip probing for it.
       const executing = names.has(LOCK_FILE) && readRunLock(entry.runDir) !== undefined;

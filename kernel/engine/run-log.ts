@@ -8,7 +8,7 @@
 import { dirname, join } from 'node:path';
 import { isWorkflowError, messageOf } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import { READ_LIMITS, appendRegular, checkDirectories, readRegularIfExists } from '../store/index.js';
+import { READ_LIMITS, appendRegular, checkDirectories, readRegularIfExists } from '../store/safe-fs.js';
 import { CALLS_FILE, EVENTS_FILE } from './run-entries.js';
 
 export { CALLS_FILE, EVENTS_FILE };

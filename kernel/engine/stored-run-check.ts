@@ -6,7 +6,7 @@
  */
 import type { RunState } from '../states.js';
 import { readRunLock } from '../store/lock.js';
-import { checkRunDirectory } from '../store/run-check.js';
+import { checkListedRunDirectory, checkRunDirectory } from '../store/run-check.js';
 import { ENGINE_ENTRIES } from './run-entries.js';
 import type { RunSnapshot } from './snapshot.js';
 
@@ -39,4 +39,9 @@ export function shownSnapshot(snapshot: RunSnapshot, runDir: string, executingHe
  */
 export function checkStoredRun(runDir: string): ReadonlySet<string> {
   return checkRunDirectory(runDir, ENGINE_ENTRIES);
+}
+
+/** `checkStoredRun` for a run directory `listRuns` has just listed (store/run-check.ts `checkListedRunDirectory`). */
+export function checkListedRun(runDir: string): ReadonlySet<string> {
+  return checkListedRunDirectory(runDir, ENGINE_ENTRIES);
 }

@@ -37,7 +37,7 @@ export type { LockOwner } from './lock.js';
 export { findRun, listRuns } from './list.js';
 export type { ListProblem, RunEntry } from './list.js';
 export { removeRunLeftovers } from './leftovers.js';
-export { checkRunDirectory } from './run-check.js';
+export { checkListedRunDirectory, checkRunDirectory } from './run-check.js';
 export type { EntryType } from './run-check.js';
 export {
   READ_LIMITS,

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
-import { assertRunId, assertSessionId, isValidRunId, isValidSessionId, projectDirectory, sessionsDirectory } from './paths.js';
+import { assertRunId, assertSessionId, entryPath, isValidRunId, isValidSessionId, projectDirectory, sessionsDirectory } from './paths.js';
 import { readSnapshot } from './run-files.js';
 import { checkDirectory, damagedEntry, entryKind, errnoCode, kindOf, readDirectory } from './safe-fs.js';
 
@@ -35,7 +35,7 @@ export function listRuns(root: string, cwd: string, sessionId?: string, onProble
     const runsDir = path.join(sessionsDir, session, 'runs');
     // Temp and trash names start with a dot, so the id check skips them.
     for (const runId of childDirectories(runsDir, report).filter(isValidRunId)) {
-      entries.push(entryFor(runId, session, path.join(runsDir, runId)));
+      entries.push(entryFor(runId, session, entryPath(runsDir, runId)));
     }
   }
   return entries.sort((a, b) => compare(a.runId, b.runId) || compare(a.sessionId, b.sessionId));

@@ -21,8 +21,21 @@ export const TEMP_PREFIX = '.tmp-';
 export const TRASH_PREFIX = '.trash-';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** What path.join would normalise away: a doubled slash, a `.` or `..` segment, a trailing slash. */
+const UNNORMALISED = /\/\/|(?:^|\/)\.\.?(?:\/|$)|\/$/;
 const SLUG_MAX = 48;
 const HASH_HEX = 12;
+
+/**
+ * `path.join(dir, name)` for a plain entry name (no slash, not `.` or `..`: a
+ * file name of the store, a directory entry, a valid id). When `dir` is
+ * already normal that is the two joined by a slash, without path.join's
+ * pass over every character, which costs about 15 µs a call before the JIT
+ * warms up: `wfcli list` would make several per run it reads.
+ */
+export function entryPath(dir: string, name: string): string {
+  return path.sep !== '/' || dir === '' || UNNORMALISED.test(dir) ? path.join(dir, name) : `${dir}/${name}`;
+}
 
 /** `<home>/.pi/workflows`. */
 export function workflowsRoot(home: string = os.homedir()): string {

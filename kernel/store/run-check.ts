@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVIDENCE_DIR, JOURNAL_FILE, LOCK_FILE, REPORT_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
+import { EVIDENCE_DIR, JOURNAL_FILE, LOCK_FILE, REPORT_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE, entryPath } from './paths.js';
 import { checkDirectory, damagedEntry, kindOf, readDirectory } from './safe-fs.js';
 
 export type EntryType = 'regular file' | 'directory';
@@ -33,14 +33,30 @@ const STORE_ENTRIES: ReadonlyMap<string, EntryType> = new Map([
  */
 export function checkRunDirectory(runDir: string, more?: ReadonlyMap<string, EntryType>): ReadonlySet<string> {
   checkDirectory(path.dirname(runDir));
+  return checkEntries(runDir, readDirectory(runDir), more);
+}
+
+/**
+ * `checkRunDirectory` for a run directory that a listing of its `runs/`
+ * folder has just found there as a real directory (store/list.ts
+ * `listRuns`, whose directory entries say what each one is): the same
+ * entries are checked, but that folder and the run directory are not
+ * checked again, which saves two `lstat` per run when `wfcli list` reads
+ * hundreds. `runDir` is the listing's own path, `<runs folder>/<run id>`.
+ */
+export function checkListedRunDirectory(runDir: string, more?: ReadonlyMap<string, EntryType>): ReadonlySet<string> {
+  return checkEntries(runDir, fs.readdirSync(runDir, { withFileTypes: true }), more);
+}
+
+function checkEntries(runDir: string, entries: readonly fs.Dirent[], more: ReadonlyMap<string, EntryType> | undefined): ReadonlySet<string> {
   const names = new Set<string>();
-  for (const entry of readDirectory(runDir)) {
+  for (const entry of entries) {
     names.add(entry.name);
     const type = STORE_ENTRIES.get(entry.name) ?? more?.get(entry.name);
     if (type === undefined) continue;
     const found = kindOf(entry);
     if (found !== type) throw damagedEntry(path.join(runDir, entry.name), found, type);
-    if (type === 'directory') checkFiles(path.join(runDir, entry.name));
+    if (type === 'directory') checkFiles(entryPath(runDir, entry.name));
   }
   return names;
 }

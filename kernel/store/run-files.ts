@@ -4,7 +4,7 @@ import { WorkflowError, messageOf } from '../errors.js';
 import { writeFileAtomic, type AtomicWriteOptions } from './atomic.js';
 import { FILE_MODE } from './fs-util.js';
 import { isJsonObject, prettyJson, snapshotText } from './json-text.js';
-import { REPORT_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE } from './paths.js';
+import { REPORT_FILE, RESULT_FILE, SNAPSHOT_FILE, SOURCE_FILE, entryPath } from './paths.js';
 import { READ_LIMITS, errnoCode, readRegular } from './safe-fs.js';
 
 export interface WrittenFile {
@@ -19,8 +19,8 @@ export function readRunSource(runDir: string): string {
 
 /** The parsed snapshot; its schema belongs to the run engine, so it comes back as `unknown`. */
 export function readSnapshot(runDir: string): unknown {
-  const file = path.join(runDir, SNAPSHOT_FILE);
-  const text = readRunFile(runDir, SNAPSHOT_FILE, READ_LIMITS.snapshot).toString('utf8');
+  const file = entryPath(runDir, SNAPSHOT_FILE);
+  const text = readRunFile(runDir, SNAPSHOT_FILE, READ_LIMITS.snapshot, file).toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -69,8 +69,7 @@ export function readResultText(file: string): string {
   }
 }
 
-function readRunFile(runDir: string, name: string, maxBytes: number): Buffer {
-  const file = path.join(runDir, name);
+function readRunFile(runDir: string, name: string, maxBytes: number, file = path.join(runDir, name)): Buffer {
   try {
     return readRegular(file, maxBytes);
   } catch (error) {

@@ -145,7 +145,10 @@ export function readRegular(file: string, maxBytes: number): Buffer {
     const chunks: Buffer[] = [];
     let total = fs.readSync(fd, first, 0, first.byteLength, null);
     if (total > 0) chunks.push(first.subarray(0, total));
-    while (total > 0 && total <= maxBytes) {
+    // Exactly the size fstat gave, and not the byte past it: the end is reached, no read to find it.
+    // A short read before that size (some network and FUSE file systems make them) reads on.
+    const ended = total === size && first.byteLength === size + 1;
+    while (!ended && total > 0 && total <= maxBytes) {
       const read = fs.readSync(fd, SCRATCH, 0, Math.min(SCRATCH.byteLength, maxBytes + 1 - total), null);
       if (read === 0) break;
       chunks.push(Buffer.from(SCRATCH.subarray(0, read)));
