@@ -81,8 +81,11 @@ const external = (id) =>
 // dispatcher's) are one chunk, whatever other entries share them. A module
 // of the dispatcher's they import keeps a chunk of its own, as rollup would
 // make it: otherwise rollup moves it into that chunk, and `--help` loads it all.
+// What the dispatcher loads before a command's modules (the compile cache) is
+// one chunk too, which must not hold or import the readers' chunk.
 const READER_COMMANDS = ['build/cli/list.js', 'build/cli/status.js'].map((file) => resolve(file));
 const DISPATCHER = resolve('build/cli/wfcli.js');
+const BEFORE_COMMAND = resolve('build/cli/compile-cache.js');
 let chunkOf;
 function staticClosure(ids, getModuleInfo) {
   const seen = new Set();
@@ -98,7 +101,11 @@ function staticClosure(ids, getModuleInfo) {
 function manualChunks(id, { getModuleInfo }) {
   if (chunkOf === undefined) {
     const dispatcher = staticClosure([DISPATCHER], getModuleInfo);
-    chunkOf = new Map([...staticClosure(READER_COMMANDS, getModuleInfo)].map((module) => [module, dispatcher.has(module) ? basename(module, '.js') : 'run-readers']));
+    const before = [...staticClosure([BEFORE_COMMAND], getModuleInfo)].filter((module) => !dispatcher.has(module));
+    chunkOf = new Map([
+      ...[...staticClosure(READER_COMMANDS, getModuleInfo)].map((module) => [module, dispatcher.has(module) ? basename(module, '.js') : 'run-readers']),
+      ...before.map((module) => [module, 'compile-cache']),
+    ]);
   }
   return chunkOf.get(id);
 }

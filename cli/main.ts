@@ -110,6 +110,8 @@ export async function main(args: readonly string[], baseIo: CliIo): Promise<numb
   let spec: CommandSpec;
   try {
     if (entry.opensSession === true && !asksForHelp(found.rest)) (await import('./session-process.js')).prepareSessionProcess(io.home);
+    // Loaded here, not with the dispatcher: `--help` and usage errors need no cache.
+    else (await import('./compile-cache.js')).useStoreCompileCache(io.home);
     spec = await entry.load();
   } catch (error) {
     // A damaged installation: the command's module cannot be imported.

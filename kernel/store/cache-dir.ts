@@ -9,7 +9,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DIR_MODE } from './fs-util.js';
+import { DIR_MODE } from './root.js';
 
 /** Below this much free space the runs get the disk, not the caches. */
 export const MIN_FREE_BYTES = 256 * 1024 * 1024;

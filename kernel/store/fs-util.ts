@@ -1,11 +1,10 @@
 /** The store's modes, its directory creation, and best-effort cleanup; the file operations are in safe-fs.ts. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { DIR_MODE } from './root.js';
 import { errnoCode, makeDirectory, removeTree } from './safe-fs.js';
 
-export const DIR_MODE = 0o700;
-export const FILE_MODE = 0o600;
-export const READ_ONLY_MODE = 0o400;
+export { DIR_MODE, FILE_MODE, READ_ONLY_MODE } from './root.js';
 
 /**
  * Creates `dir` and every missing directory between `root` and it with mode

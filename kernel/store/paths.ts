@@ -2,10 +2,11 @@
  * Where runs live on disk and what an id may look like. Every id that reaches a
  * path is validated here first, so no caller can escape the workflows root.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { WorkflowError } from '../errors.js';
 import { randomHex, sha256Text } from './digest.js';
+
+export { workflowsRoot } from './root.js';
 
 export const SOURCE_FILE = 'workflow.js';
 export const SNAPSHOT_FILE = 'snapshot.json';
@@ -35,11 +36,6 @@ const HASH_HEX = 12;
  */
 export function entryPath(dir: string, name: string): string {
   return path.sep !== '/' || dir === '' || UNNORMALISED.test(dir) ? path.join(dir, name) : `${dir}/${name}`;
-}
-
-/** `<home>/.pi/workflows`. */
-export function workflowsRoot(home: string = os.homedir()): string {
-  return path.join(home, '.pi', 'workflows');
 }
 
 /** `<slug>-<hash>`: readable from the cwd's tail, unique by the hash of the whole resolved cwd. */

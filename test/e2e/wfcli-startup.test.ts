@@ -15,7 +15,7 @@
  * the process resolves; the runs read are real ones, stored by the engine.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -89,6 +89,34 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
   });
 });
 
+/** Files in the store's compile cache (one per module, in a folder per Node version and flags). */
+function cachedModules(userHome: string): number {
+  const cache = join(workflowsRoot(userHome), '.compile-cache');
+  return existsSync(cache) ? readdirSync(cache).reduce((count, folder) => count + readdirSync(join(cache, folder)).length, 0) : 0;
+}
+
+describe("the read-only commands' compile cache", () => {
+  it('list and status read their modules from the compile cache of an existing store, and make no store for it', () => {
+    const emptyHome = join(dir, 'empty-home');
+    mkdirSync(join(emptyHome, 'agent'), { recursive: true });
+    const empty = loadedBy(['list'], emptyHome);
+    expect(empty.status, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe('no runs in this project\n');
+    expect(existsSync(workflowsRoot(emptyHome))).toBe(false);
+    // In the store: the first command keeps the readers' chunk compiled, the next ones take it (Node's own report).
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, 'agent'), PI_OFFLINE: '1', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
+    delete env['NODE_COMPILE_CACHE'];
+    delete env['NODE_DISABLE_COMPILE_CACHE'];
+    for (const args of [['list'], ['list'], ['status', runId]]) {
+      const result = spawnSync(process.execPath, [WFCLI, ...args], { cwd, env, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain(runId);
+    }
+    const again = spawnSync(process.execPath, [WFCLI, 'status', runId], { cwd, env, encoding: 'utf8' });
+    expect(again.stderr).toMatch(/cache for file:\S+\/dist\/chunks\/run-readers-[\w-]+\.js was accepted/);
+  });
+});
+
 describe('wfcli view', () => {
   it('serves the list, a run page and its model with no Pi, engine or child process, and exits 0 on SIGTERM', async () => {
     const record = join(dir, 'loaded-view.txt');
@@ -128,6 +156,7 @@ describe('wfcli run', () => {
     // The engine that stored the test's run (from source) keeps its own sandbox code cache, under another key.
     const sandboxCaches = (): string[] => readdirSync(join(workflowsRoot(home), '.sandbox-cache'));
     const before = sandboxCaches();
+    const cachedBefore = cachedModules(home);
     const { status, stdout, stderr, loaded } = loadedBy(['run', '--script', 'small.js']);
     expect(status, stderr).toBe(0);
     expect(stdout.trim()).toBe('2');
@@ -140,7 +169,8 @@ describe('wfcli run', () => {
     expect(loaded.some((url) => url.endsWith('/dist/plugins/remote-agents/index.js'))).toBe(true);
     // A script with no agent and no worktree evaluates no selector pattern and runs no git.
     expect(loaded.filter((url) => FIRST_USE.test(url))).toEqual([]);
-    expect(readdirSync(join(workflowsRoot(home), '.compile-cache')).length).toBeGreaterThan(0);
+    // list and status above cached the readers' modules already: run adds Pi's.
+    expect(cachedModules(home)).toBeGreaterThan(cachedBefore);
     // The sandbox's code cache too (kernel/sandbox/code-cache.ts): one file of the built package's sandbox, written by the host.
     expect(sandboxCaches().filter((name) => !before.includes(name))).toEqual([expect.stringMatching(/^ses-[0-9a-f]{32}\.bin$/)]);
   });
