@@ -76,16 +76,23 @@ const external = (id) =>
 
 // `wfcli list` and `status` answer in tens of milliseconds, and Node's ES module
 // loader costs about 1 ms per module it resolves, reads and links (measured: the
-// same code as one file loads in half the instructions of its 17 chunks). So the
-// modules these two commands import beyond what every command loads (the
-// dispatcher's) are one chunk, whatever other entries share them. A module
-// of the dispatcher's they import keeps a chunk of its own, as rollup would
-// make it: otherwise rollup moves it into that chunk, and `--help` loads it all.
-// What the dispatcher loads before a command's modules (the compile cache) is
-// one chunk too, which must not hold or import the readers' chunk.
+// same code as one file loads in half the instructions of its 17 chunks). So
+// what these commands load is a few chunks:
+// - the dispatcher's modules (all `--help` loads): those only the dispatcher
+//   imports (cli/main.ts, cli/process-io.ts, which has side effects) in one
+//   chunk, and those others import too (errors, terminal text, the command
+//   parser) in another, which has none;
+// - what the dispatcher loads before a command (the compile cache);
+// - the rest of what `list` and `status` import: the run readers.
+// A module left to rollup that one of these imports would be moved into it, so
+// a module of the readers that a process of its own loads too (the sandbox,
+// the isolated preflight) is a chunk of its own, as rollup makes it: each
+// sandbox would load all the readers otherwise.
+const CLI_FOLDER = `${resolve('build/cli')}/`;
 const READER_COMMANDS = ['build/cli/list.js', 'build/cli/status.js'].map((file) => resolve(file));
 const DISPATCHER = resolve('build/cli/wfcli.js');
 const BEFORE_COMMAND = resolve('build/cli/compile-cache.js');
+const OWN_PROCESSES = ['build/kernel/sandbox/worker.js', 'build/kernel/preflight/process.js'].map((file) => resolve(file));
 let chunkOf;
 function staticClosure(ids, getModuleInfo) {
   const seen = new Set();
@@ -100,12 +107,20 @@ function staticClosure(ids, getModuleInfo) {
 }
 function manualChunks(id, { getModuleInfo }) {
   if (chunkOf === undefined) {
+    const readers = staticClosure(READER_COMMANDS, getModuleInfo);
+    const dispatcherOnly = (module) => {
+      const info = getModuleInfo(module);
+      return !readers.has(module) && [...info.importers, ...info.dynamicImporters].every((importer) => importer.startsWith(CLI_FOLDER));
+    };
+    chunkOf = new Map();
     const dispatcher = staticClosure([DISPATCHER], getModuleInfo);
-    const before = [...staticClosure([BEFORE_COMMAND], getModuleInfo)].filter((module) => !dispatcher.has(module));
-    chunkOf = new Map([
-      ...[...staticClosure(READER_COMMANDS, getModuleInfo)].map((module) => [module, dispatcher.has(module) ? basename(module, '.js') : 'run-readers']),
-      ...before.map((module) => [module, 'compile-cache']),
-    ]);
+    dispatcher.delete(DISPATCHER);
+    for (const module of dispatcher) chunkOf.set(module, dispatcherOnly(module) ? 'dispatcher' : 'dispatcher-shared');
+    for (const module of staticClosure([BEFORE_COMMAND], getModuleInfo)) if (!chunkOf.has(module)) chunkOf.set(module, 'compile-cache');
+    const ownProcesses = staticClosure(OWN_PROCESSES, getModuleInfo);
+    for (const module of readers) {
+      if (!chunkOf.has(module)) chunkOf.set(module, ownProcesses.has(module) ? basename(module, '.js') : 'run-readers');
+    }
   }
   return chunkOf.get(id);
 }
