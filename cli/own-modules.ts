@@ -8,8 +8,9 @@
  * The files are fixed at build time, so this hook resolves such an import by
  * URL arithmetic alone.
  *
- * It applies only where the answer cannot differ from Node's: a `./` or
- * `../` specifier naming a plain `.js` file, imported by a module of this
+ * It applies only where the answer cannot differ from Node's: an ES import
+ * (no `require`, no import attributes) whose `./` or `../` specifier names a
+ * plain `.js` file, made by a module of this
  * package's `dist/` and landing inside it again. The `dist/` URL is that of
  * this module as Node resolved it (symbolic links already followed), and the
  * package ships no link inside `dist/`, so Node's realpath would return the
@@ -38,7 +39,9 @@ export function resolveOwnModules(moduleUrl: string = import.meta.url): void {
   registered = true;
   registerHooks({
     resolve: (specifier, context, next) => {
-      if (RELATIVE_JS.test(specifier) && context.parentURL?.startsWith(dist) === true) {
+      // An ES `import` without attributes only: a `require` or a JSON import keeps Node's own answer.
+      const plainImport = context.conditions.includes('import') && Object.keys(context.importAttributes).length === 0;
+      if (plainImport && RELATIVE_JS.test(specifier) && context.parentURL?.startsWith(dist) === true) {
         const url = new URL(specifier, context.parentURL).href;
         if (url.startsWith(dist)) return { url, format: 'module', shortCircuit: true };
       }
