@@ -14,7 +14,8 @@ import { checkpointingFunction, headlessCheckpointError, refuseCheckpoints } fro
 import { JSON_OPTION, TRUST_OPTIONS, UsageError, flag, stringOption, trustOverride, type CliIo, type CommandSpec, type ParsedCommand } from './command.js';
 import { followRun } from './follow.js';
 import type { LocalPiSession } from './headless-host.js';
-import { parseJsonOption, storeRoot, withLocalSession } from './session.js';
+import { parseJsonOption, withLocalSession } from './session.js';
+import { storeRoot } from './stored-run.js';
 import { parseWorkflowInput } from './workflow-input.js';
 
 function readSource(path: string): string {

@@ -12,7 +12,7 @@ import { prepareSessionProcess } from './session-process.js';
 import { useBundledPi } from './pi-bundle.js';
 import { printable } from '../lib/terminal-text.js';
 import type { CliIo } from './command.js';
-import { storeRoot, type StoredRun } from './stored-run.js';
+import type { StoredRun } from './stored-run.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
 /** Opens the headless Pi session for the command's cwd. */
