@@ -4,7 +4,7 @@
  * tapable (the kernel's hooks: the engine) and start no process; help,
  * `list` and `status` not even ajv's compiler (the snapshot's validator is
  * compiled at build time; `inspect` compiles the events schema it reads),
- * and `list` and `status` not node:crypto.
+ * and `list` and `status` not node:crypto; none imports node:fs as an ES module.
  * `wfcli view` serves a run's list, page and model the same way, and ends
  * cleanly on SIGTERM.
  * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
@@ -85,6 +85,8 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
     const forbidden = args[0] === 'inspect' || args[0] === 'doctor' || args[0] === 'report' ? FORBIDDEN : [...FORBIDDEN, AJV_COMPILER];
     // list and status hash only the project's cwd, in JavaScript: importing node:crypto would cost them 6-9 ms (kernel/store/digest.ts).
     if (args[0] === 'list' || args[0] === 'status') forbidden.push(/^node:crypto$/);
+    // The build hands the package node:fs without its ES module facade, whose making loads the fs streams and promises API (rollup.config.mjs).
+    forbidden.push(/^node:fs$/);
     for (const url of loaded) for (const pattern of forbidden) expect(url, `${args.join(' ')} loads ${url}`).not.toMatch(pattern);
   });
 });
