@@ -30,8 +30,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Progress lines are drawn only on a terminal. */
   readonly stderrIsTTY: boolean;
-  /** The terminal's width, for the progress line. */
-  readonly columns?: number;
+  /** The terminal's width, for the progress line; undefined when unknown. */
+  readonly columns?: number | undefined;
   /** Calls `handler` on Ctrl-C (SIGINT) or SIGTERM until the returned function is called. */
   readonly onInterrupt?: (handler: () => void) => () => void;
   /** Pi's agent dir; default `PI_CODING_AGENT_DIR` else `~/.pi/agent`. */

@@ -79,7 +79,16 @@ function takePiOption(argv: readonly string[]): { argv: readonly string[]; pi?: 
   return pi === undefined ? { argv: all } : { argv: all, pi };
 }
 
-export async function main(args: readonly string[], baseIo: CliIo): Promise<number> {
+/** What the executable adds around a command (cli/wfcli.ts); a test calling `main` needs none. */
+export interface MainHooks {
+  /**
+   * Runs once the command is known, before its module loads (`--help` and usage errors never reach it).
+   * `opensSession`: the command will open a headless Pi session (commands.ts), and was not asked for its help.
+   */
+  readonly beforeCommand?: (io: CliIo, command: { readonly opensSession: boolean }) => void | Promise<void>;
+}
+
+export async function main(args: readonly string[], baseIo: CliIo, hooks: MainHooks = {}): Promise<number> {
   const taken = takePiOption(args);
   if (typeof taken === 'string') {
     baseIo.stderr(`wfcli: ${taken}\n${mainHelp()}`);
@@ -100,7 +109,7 @@ export async function main(args: readonly string[], baseIo: CliIo): Promise<numb
     io.stdout(mainHelp());
     return EXIT_OK;
   }
-  if (command === 'help') return main([...rest, '--help'], io);
+  if (command === 'help') return main([...rest, '--help'], io, hooks);
   const found = findCommand(argv);
   if (found === undefined) {
     io.stderr(`${command === undefined ? '' : `wfcli: unknown command "${command}"\n`}${mainHelp()}`);
@@ -109,9 +118,7 @@ export async function main(args: readonly string[], baseIo: CliIo): Promise<numb
   const { entry } = found;
   let spec: CommandSpec;
   try {
-    if (entry.opensSession === true && !asksForHelp(found.rest)) (await import('./session-process.js')).prepareSessionProcess(io.home);
-    // Loaded here, not with the dispatcher: `--help` and usage errors need no cache.
-    else (await import('./compile-cache.js')).useStoreCompileCache(io.home);
+    await hooks.beforeCommand?.(io, { opensSession: entry.opensSession === true && !asksForHelp(found.rest) });
     spec = await entry.load();
   } catch (error) {
     // A damaged installation: the command's module cannot be imported.

@@ -1,4 +1,5 @@
 /** The process's I/O and signals as a `CliIo`: for the `wfcli` executable and a bundle's launcher. */
+import { writeSync } from 'node:fs';
 import type { CliIo } from './command.js';
 
 /** Ctrl-C or SIGTERM calls the command's handler once; a second one ends the process at once. */
@@ -17,33 +18,96 @@ function onInterrupt(handler: () => void): () => void {
   };
 }
 
+function errnoCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+}
+
+/** What a descriptor writer needs of Node's stream for it (process.stdout or stderr). */
+export interface FallbackStream {
+  readonly destroyed: boolean;
+  write(data: Uint8Array): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+export interface DescriptorWriterOptions {
+  /** fs.writeSync's shape: bytes written, or a thrown errno error. */
+  readonly write?: (fd: number, data: Uint8Array, offset: number, length: number) => number;
+  /** The stream for the descriptor, made on first need. */
+  readonly stream: () => FallbackStream;
+  /** Reports a write error other than a closed descriptor (stdout's go to stderr). */
+  readonly report: (text: string) => void;
+  /** Called once on such an error: the command must then fail. */
+  readonly fail: () => void;
+}
+
 /**
+ * The writer of a descriptor, stdout or stderr. It writes the descriptor
+ * itself, in order, and makes Node's stream for it only when it must: making
+ * process.stdout or stderr loads Node's stream modules, and `net` for a pipe
+ * (about 16 M instructions, more than `wfcli status` takes for its own
+ * work). It must when the descriptor is non-blocking (a parent may have made
+ * it so) and full (EAGAIN): that write's rest and every later one go through
+ * the stream, which waits until the reader takes them.
+ *
  * A reader that went away (`wfcli list | head -1`) closes the pipe: writes
- * then fail with EPIPE, which Node reports as an 'error' event that would
- * crash the process with a stack trace. Like a Unix tool, the command ends
- * quietly instead: output to a closed stream is dropped and the command
- * finishes with its own exit code. Any other write error is reported once.
+ * then fail with EPIPE. Like a Unix tool, the command ends quietly instead of
+ * with a stack trace: output to a closed pipe (or a closed descriptor,
+ * `>&-`) is dropped and the command finishes with its own exit code. Any
+ * other write error (ENOSPC ...) is reported once and fails the command.
  */
-function guarded(stream: NodeJS.WriteStream): (text: string) => void {
+export function descriptorWriter(fd: number, options: DescriptorWriterOptions): (text: string) => void {
+  const write = options.write ?? writeSync;
   let closed = false;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
+  let stream: FallbackStream | undefined;
+  const failed = (error: unknown): void => {
     if (closed) return;
     closed = true;
-    if (error.code === 'EPIPE') return;
-    process.exitCode = 1;
-    if (stream !== process.stderr) process.stderr.write(`INTERNAL_ERROR: cannot write output: ${error.message}\n`);
-  });
+    if (errnoCode(error) === 'EPIPE' || errnoCode(error) === 'EBADF') return;
+    options.fail();
+    options.report(`INTERNAL_ERROR: cannot write output: ${error instanceof Error ? error.message : String(error)}\n`);
+  };
+  const toStream = (data: Uint8Array): void => {
+    if (stream === undefined) {
+      stream = options.stream();
+      stream.on('error', failed);
+    }
+    if (!stream.destroyed) stream.write(data);
+  };
   return (text) => {
-    if (!closed && !stream.destroyed) stream.write(text);
+    if (closed) return;
+    const data = Buffer.from(text, 'utf8');
+    if (stream !== undefined) return toStream(data);
+    let written = 0;
+    try {
+      while (written < data.byteLength) written += write(fd, data, written, data.byteLength - written);
+    } catch (error) {
+      if (errnoCode(error) === 'EAGAIN') toStream(data.subarray(written));
+      else failed(error);
+    }
   };
 }
 
+/** The command fails whatever it returns: set now, and again at exit, after wfcli.ts set its own. */
+function failAtExit(): void {
+  process.exitCode = 1;
+  process.once('exit', () => {
+    process.exitCode = 1;
+  });
+}
+
+const stderr = descriptorWriter(2, { stream: () => process.stderr, report: () => undefined, fail: failAtExit });
+
 export const processIo: CliIo = {
   cwd: process.cwd(),
-  stdout: guarded(process.stdout),
-  stderr: guarded(process.stderr),
-  stderrIsTTY: process.stderr.isTTY === true,
+  stdout: descriptorWriter(1, { stream: () => process.stdout, report: stderr, fail: failAtExit }),
+  stderr,
+  // Read only when a command draws progress (`run`, `resume`, `retry`): they need stderr's stream.
+  get stderrIsTTY(): boolean {
+    return process.stderr.isTTY === true;
+  },
   // A pseudo-terminal without a size reports 0 columns: keep the default width then.
-  ...(process.stderr.columns > 0 ? { columns: process.stderr.columns } : {}),
+  get columns(): number | undefined {
+    return process.stderr.columns > 0 ? process.stderr.columns : undefined;
+  },
   onInterrupt,
 };
