@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isWorkflowError } from '../../kernel/errors.js';
+import { entryPath } from '../../kernel/store/paths.js';
 import {
   isValidRunId,
   isValidSessionId,
@@ -23,6 +24,13 @@ function errorOf(fn: () => unknown): unknown {
 describe('workflowsRoot', () => {
   it('is <home>/.pi/workflows', () => {
     expect(workflowsRoot('/home/u')).toBe(path.join('/home/u', '.pi', 'workflows'));
+  });
+});
+
+describe('entryPath', () => {
+  it("is path.join's result for a plain name, whatever the folder: normal, relative, root, with dot segments, doubled or trailing slashes", () => {
+    const folders = ['/a/b', 'a/b', '/', '', '.', './a', 'a/./b', 'a/../b', '..', '../a', '/a/b/', '/a//b', '//a', '/a/.b', '/a/..b', '/a/...', 'a/.', '/a/b/..'];
+    for (const folder of folders) for (const name of ['snapshot.json', 'wf-0abc-1', '.system-prompts', 'a.b']) expect(entryPath(folder, name), `${folder} + ${name}`).toBe(path.join(folder, name));
   });
 });
 

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   acquireRunLock,
   appendRegular,
+  checkListedRunDirectory,
   checkRunDirectory,
   createRunDirectory,
   deleteRun,
@@ -105,6 +106,21 @@ describe('reads', () => {
     expect(readRegular(proc, 1024 * 1024).equals(expected)).toBe(true);
     expect(errorOf(() => readRegular(proc, expected.byteLength - 1))).toMatchObject({ details: { reason: 'damaged', found: 'oversized file' } });
   });
+
+  it('read a regular file in one read when it holds exactly the size fstat gave, and read on after a short read', () => {
+    const file = path.join(dir, 'file');
+    const bytes = Buffer.from('x'.repeat(3000));
+    fs.writeFileSync(file, bytes);
+    const reads = vi.spyOn(fs, 'readSync');
+    expect(readRegular(file, 5000).equals(bytes)).toBe(true);
+    expect(reads).toHaveBeenCalledTimes(1);
+    // A file system may return less than asked before the end (some network and FUSE ones): the rest is read.
+    reads.mockRestore();
+    const realRead = fs.readSync;
+    const short = vi.spyOn(fs, 'readSync').mockImplementationOnce((fd, buffer, offset, length, position) => realRead(fd, buffer as Buffer, offset as number, Math.min(length as number, 1000), position as null));
+    expect(readRegular(file, 5000).equals(bytes)).toBe(true);
+    expect(short.mock.calls.length).toBeGreaterThan(1);
+  });
 });
 
 describe('writes', () => {
@@ -186,6 +202,26 @@ describe('walks and removal', () => {
     fs.rmSync(path.join(runDir, 'journal.jsonl'));
     fs.symlinkSync(path.join(outside, 'folder'), path.join(runDir, 'worktrees'));
     checkRunDirectory(runDir);
+  });
+
+  it('checkListedRunDirectory refuses what checkRunDirectory refuses in a listed run, without an lstat of it or its runs/ folder', () => {
+    const runDir = run('wf-l');
+    expect([...checkListedRunDirectory(runDir)].sort()).toEqual([...checkRunDirectory(runDir)].sort());
+    const lstat = vi.spyOn(fs, 'lstatSync');
+    checkListedRunDirectory(runDir);
+    expect(lstat.mock.calls.filter(([target]) => String(target) === runDir || String(target) === path.dirname(runDir))).toEqual([]);
+    lstat.mockRestore();
+    for (const entry of [path.join(runDir, 'evidence', 'abc.txt'), path.join(runDir, 'journal.jsonl'), path.join(runDir, 'snapshot.json')]) {
+      fs.rmSync(entry, { force: true });
+      fs.symlinkSync(path.join(outside, 'file.txt'), entry);
+      expect(errorOf(() => checkListedRunDirectory(runDir)), entry).toEqual(errorOf(() => checkRunDirectory(runDir)));
+      expect(errorOf(() => checkListedRunDirectory(runDir)).details).toMatchObject({ reason: 'damaged', path: entry, found: 'symbolic link' });
+      fs.rmSync(entry);
+      fs.writeFileSync(entry, '{}');
+    }
+    fs.rmSync(path.join(runDir, 'evidence'), { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'evidence'), '');
+    expect(errorOf(() => checkListedRunDirectory(runDir)).details).toMatchObject({ path: path.join(runDir, 'evidence'), found: 'regular file' });
   });
 
   it('listing never enters a linked session, runs/ folder or run directory, reports each, and lists the rest', () => {
