@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
-import { assertRunId, assertSessionId, entryPath, isValidRunId, isValidSessionId, projectDirectory, sessionsDirectory } from './paths.js';
+import { assertRunId, assertSessionId, entryPath, isValidRunId, isValidSessionId, projectDirectory, sessionsOf } from './paths.js';
 import { readSnapshot } from './run-files.js';
 import { checkDirectory, damagedEntry, entryKind, errnoCode, kindOf, readDirectory } from './safe-fs.js';
 
@@ -28,8 +28,10 @@ export type ListProblem = (error: WorkflowError) => void;
 export function listRuns(root: string, cwd: string, sessionId?: string, onProblem?: ListProblem): RunEntry[] {
   if (sessionId !== undefined) assertSessionId(sessionId);
   const report = onProblem ?? ((): void => undefined);
-  const sessionsDir = sessionsDirectory(root, cwd);
-  const sessions = sessionId === undefined ? sessionNames(root, cwd, report) : [sessionId];
+  // The project's key hashes its cwd (SHA-256 in JavaScript, store/digest.ts): once.
+  const project = projectDirectory(root, cwd);
+  const sessionsDir = sessionsOf(project);
+  const sessions = sessionId === undefined ? sessionNames(project, report) : [sessionId];
   const entries: RunEntry[] = [];
   for (const session of sessions) {
     const runsDir = path.join(sessionsDir, session, 'runs');
@@ -44,8 +46,9 @@ export function listRuns(root: string, cwd: string, sessionId?: string, onProble
 /** The run with `runId` in any session of the project, or undefined. A run found only as a link is refused as damaged. */
 export function findRun(root: string, cwd: string, runId: string): RunEntry | undefined {
   assertRunId(runId);
-  const sessionsDir = sessionsDirectory(root, cwd);
-  for (const session of sessionNames(root, cwd, () => undefined).sort(compare)) {
+  const project = projectDirectory(root, cwd);
+  const sessionsDir = sessionsOf(project);
+  for (const session of sessionNames(project, () => undefined).sort(compare)) {
     const runsDir = path.join(sessionsDir, session, 'runs');
     const runDir = path.join(runsDir, runId);
     const kind = entryKind(runDir);
@@ -67,13 +70,12 @@ function entryFor(runId: string, sessionId: string, runDir: string): RunEntry {
   }
 }
 
-/** The project's session folders: real directories only, below a real project and `sessions/` folder. */
-function sessionNames(root: string, cwd: string, report: ListProblem): string[] {
-  const project = projectDirectory(root, cwd);
+/** The session folders of a project directory: real directories only, below a real project and `sessions/` folder. */
+function sessionNames(project: string, report: ListProblem): string[] {
   for (const dir of [path.dirname(project), project]) {
     if (!safeDirectory(dir, report)) return [];
   }
-  return childDirectories(sessionsDirectory(root, cwd), report).filter(isValidSessionId);
+  return childDirectories(sessionsOf(project), report).filter(isValidSessionId);
 }
 
 /**

@@ -83,7 +83,12 @@ export function projectDirectory(root: string, cwd: string): string {
 }
 
 export function sessionsDirectory(root: string, cwd: string): string {
-  return path.join(projectDirectory(root, cwd), 'sessions');
+  return sessionsOf(projectDirectory(root, cwd));
+}
+
+/** The `sessions/` folder of a project directory (`projectDirectory`, whose hash a caller computes once). */
+export function sessionsOf(project: string): string {
+  return path.join(project, 'sessions');
 }
 
 export function runsDirectory(root: string, cwd: string, sessionId: string): string {

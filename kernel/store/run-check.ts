@@ -54,6 +54,11 @@ function checkEntries(runDir: string, entries: readonly fs.Dirent[], more: Reado
     names.add(entry.name);
     const type = STORE_ENTRIES.get(entry.name) ?? more?.get(entry.name);
     if (type === undefined) continue;
+    // The usual answer in one call; kindOf's six only for what is not plainly right.
+    if (type === 'directory' ? entry.isDirectory() : entry.isFile()) {
+      if (type === 'directory') checkFiles(entryPath(runDir, entry.name));
+      continue;
+    }
     const found = kindOf(entry);
     if (found !== type) throw damagedEntry(path.join(runDir, entry.name), found, type);
     if (type === 'directory') checkFiles(entryPath(runDir, entry.name));
@@ -64,7 +69,7 @@ function checkEntries(runDir: string, entries: readonly fs.Dirent[], more: Reado
 /** Every file in a content folder (evidence, prompt bodies) is regular; dot-names are temp files, swept by the next owner. */
 function checkFiles(dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('.') || entry.isFile()) continue;
     const found = kindOf(entry);
     if (found !== 'regular file') throw damagedEntry(path.join(dir, entry.name), found, 'regular file');
   }

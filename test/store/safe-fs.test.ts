@@ -116,8 +116,9 @@ describe('reads', () => {
     expect(reads).toHaveBeenCalledTimes(1);
     // A file system may return less than asked before the end (some network and FUSE ones): the rest is read.
     reads.mockRestore();
-    const realRead = fs.readSync;
-    const short = vi.spyOn(fs, 'readSync').mockImplementationOnce((fd, buffer, offset, length, position) => realRead(fd, buffer as Buffer, offset as number, Math.min(length as number, 1000), position as null));
+    const realRead = fs.readSync as (fd: number, buffer: Buffer, offset: number, length: number, position: null) => number;
+    const shortRead = (fd: number, buffer: Buffer, offset: number, length: number): number => realRead(fd, buffer, offset, Math.min(length, 1000), null);
+    const short = vi.spyOn(fs, 'readSync').mockImplementationOnce(shortRead as unknown as typeof fs.readSync);
     expect(readRegular(file, 5000).equals(bytes)).toBe(true);
     expect(short.mock.calls.length).toBeGreaterThan(1);
   });
