@@ -2,12 +2,14 @@
 // host can load a chosen set and Pi's package filters can leave optional
 // entries out. Shared code lands in dist/chunks/ and is loaded once per process.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { builtinModules } from 'node:module';
 import nodeResolve from '@rollup/plugin-node-resolve';
 import pkg from './package.json' with { type: 'json' };
 import { libraryName, writePiEntries } from './scripts/pi-entries.mjs';
+import { asciiOutput, fsWithoutFacade } from './scripts/output-rewrites.mjs';
+import { startupChunks } from './scripts/startup-chunks.mjs';
 
 const fixed = {
   'src/index': 'build/src/index.js',
@@ -74,119 +76,6 @@ const external = (id) =>
   builtinModules.includes(id) ||
   dependencies.some((name) => id === name || id.startsWith(`${name}/`));
 
-// `wfcli list` and `status` answer in tens of milliseconds, and Node's ES module
-// loader costs about 1 ms per module it resolves, reads and links (measured: the
-// same code as one file loads in half the instructions of its 17 chunks). So
-// what these commands load is a few chunks:
-// - the dispatcher's modules (all `--help` loads): those only the dispatcher
-//   imports (cli/main.ts, cli/process-io.ts, which has side effects) in one
-//   chunk, and those others import too (errors, terminal text, the command
-//   parser) in another, which has none;
-// - what the dispatcher loads before a command (the compile cache);
-// - the rest of what `list` and `status` import: the run readers.
-// A module left to rollup that one of these imports would be moved into it, so
-// a module of the readers that a process of its own loads too (the sandbox,
-// the isolated preflight) is a chunk of its own, as rollup makes it: each
-// sandbox would load all the readers otherwise.
-const CLI_FOLDER = `${resolve('build/cli')}/`;
-const READER_COMMANDS = ['build/cli/list.js', 'build/cli/status.js'].map((file) => resolve(file));
-const DISPATCHER = resolve('build/cli/wfcli.js');
-const BEFORE_COMMAND = resolve('build/cli/compile-cache.js');
-const OWN_PROCESSES = ['build/kernel/sandbox/worker.js', 'build/kernel/preflight/process.js'].map((file) => resolve(file));
-let chunkOf;
-function staticClosure(ids, getModuleInfo) {
-  const seen = new Set();
-  const visit = (id) => {
-    const info = getModuleInfo(id);
-    if (seen.has(id) || info === null || info.isExternal) return;
-    seen.add(id);
-    for (const imported of info.importedIds) visit(imported);
-  };
-  for (const id of ids) visit(id);
-  return seen;
-}
-function manualChunks(id, { getModuleInfo }) {
-  if (chunkOf === undefined) {
-    const readers = staticClosure(READER_COMMANDS, getModuleInfo);
-    const dispatcherOnly = (module) => {
-      const info = getModuleInfo(module);
-      return !readers.has(module) && [...info.importers, ...info.dynamicImporters].every((importer) => importer.startsWith(CLI_FOLDER));
-    };
-    chunkOf = new Map();
-    const dispatcher = staticClosure([DISPATCHER], getModuleInfo);
-    dispatcher.delete(DISPATCHER);
-    for (const module of dispatcher) chunkOf.set(module, dispatcherOnly(module) ? 'dispatcher' : 'dispatcher-shared');
-    for (const module of staticClosure([BEFORE_COMMAND], getModuleInfo)) if (!chunkOf.has(module)) chunkOf.set(module, 'compile-cache');
-    const ownProcesses = staticClosure(OWN_PROCESSES, getModuleInfo);
-    for (const module of readers) {
-      if (!chunkOf.has(module)) chunkOf.set(module, ownProcesses.has(module) ? basename(module, '.js') : 'run-readers');
-    }
-  }
-  return chunkOf.get(id);
-}
-
-// Node reads a module holding any non-ASCII character as UTF-16 text, which
-// costs decoding it and a slower scan (measured: about 4 M instructions for the
-// run readers' chunk, whose three such characters are `…` and `·`); as an
-// escape the same character costs nothing. Escapes mean the same in strings,
-// templates, regular expressions and identifiers, and are plain text in
-// comments; only an escaped non-ASCII character (`\é`) would change, so it
-// stops the build.
-const asciiOutput = {
-  name: 'ascii-output',
-  renderChunk(code, chunk) {
-    if (!/[^\x00-\x7f]/.test(code)) return null;
-    if (/\\[^\x00-\x7f]/.test(code)) throw new Error(`${chunk.fileName}: a backslash before a non-ASCII character, which escaping would change`);
-    return { code: code.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`), map: null };
-  },
-};
-
-// Node builds an ES module facade of node:fs the first time a module imports
-// it, reading every export, and so loads its lazy ones: the promises API and
-// the file streams (measured: 5 M instructions, about 2 ms of every `wfcli`
-// command). process.getBuiltinModule hands the same object over for nothing
-// (on a Node without it, which wfcli refuses with a message that must still
-// print, require does). Only import declarations change (found by parsing:
-// code in a string, such as a bundle's launcher, stays as it is); their
-// bindings become constants bound when the chunk starts, before any of its
-// code runs; a chunk in an import cycle could call into another before that,
-// so a cycle through one stops the build.
-const fsWithoutFacade = {
-  name: 'fs-without-facade',
-  renderChunk(code, chunk) {
-    const imports = this.parse(code).body.filter((node) => node.type === 'ImportDeclaration' && node.source.value === 'node:fs');
-    if (imports.length === 0) return null;
-    const binding = (specifier) => {
-      if (specifier.type === 'ImportDefaultSpecifier') return { whole: specifier.local.name };
-      if (specifier.type === 'ImportSpecifier' && specifier.imported.type === 'Identifier') return { named: specifier.imported.name === specifier.local.name ? specifier.local.name : `${specifier.imported.name}: ${specifier.local.name}` };
-      throw new Error(`${chunk.fileName}: an import of node:fs that fs-without-facade does not rewrite (${code.slice(specifier.start, specifier.end)})`);
-    };
-    let rewritten = '';
-    let at = 0;
-    imports.forEach((node, index) => {
-      const bindings = node.specifiers.map(binding);
-      const named = bindings.flatMap((entry) => (entry.named === undefined ? [] : [entry.named]));
-      const lines = [
-        ...(index === 0 ? ["import { createRequire as __nodeRequire } from 'node:module';", "const __nodeFs = process.getBuiltinModule?.('node:fs') ?? __nodeRequire(import.meta.url)('node:fs');"] : []),
-        ...bindings.flatMap((entry) => (entry.whole === undefined ? [] : [`const ${entry.whole} = __nodeFs;`])),
-        ...(named.length === 0 ? [] : [`const { ${named.join(', ')} } = __nodeFs;`]),
-      ];
-      rewritten += `${code.slice(at, node.start)}${lines.join('\n')}`;
-      at = node.end;
-    });
-    return { code: rewritten + code.slice(at), map: null };
-  },
-  generateBundle(_options, bundle) {
-    const chunks = Object.values(bundle).filter((file) => file.type === 'chunk');
-    const importsOf = new Map(chunks.map((file) => [file.fileName, file.imports]));
-    for (const file of chunks.filter((candidate) => candidate.code.includes('const __nodeFs = '))) {
-      const seen = new Set();
-      const reaches = (name) => (importsOf.get(name) ?? []).some((next) => next === file.fileName || (!seen.has(next) && seen.add(next) && reaches(next)));
-      if (reaches(file.fileName)) this.error(`${file.fileName} imports node:fs as a constant and is in an import cycle, where code could run before it is bound`);
-    }
-  },
-};
-
 const main = {
   input,
   external,
@@ -200,7 +89,7 @@ const main = {
     // Each module imports only what it uses: Pi's loader resolves every import of an entry it
     // transpiles (one needing Pi's SDK) on its own, so hoisted transitive imports cost it time.
     hoistTransitiveImports: false,
-    manualChunks,
+    manualChunks: startupChunks(),
     banner: (chunk) => (chunk.fileName === 'cli/wfcli.js' || chunk.fileName === 'relay/cli.js' ? '#!/usr/bin/env node' : ''),
   },
 };
