@@ -18,7 +18,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowEngine, createKernel, workflowsRoot } from '../../kernel/index.js';
 
@@ -85,8 +85,14 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
     const forbidden = args[0] === 'inspect' || args[0] === 'doctor' || args[0] === 'report' ? FORBIDDEN : [...FORBIDDEN, AJV_COMPILER];
     // list and status hash only the project's cwd, in JavaScript: importing node:crypto would cost them 6-9 ms (kernel/store/digest.ts).
     if (args[0] === 'list' || args[0] === 'status') forbidden.push(/^node:crypto$/);
-    // The build hands the package node:fs without its ES module facade, whose making loads the fs streams and promises API (rollup.config.mjs).
+    // The build hands the package node:fs without its ES module facade, whose making loads the fs streams and promises API (scripts/output-rewrites.mjs).
     forbidden.push(/^node:fs$/);
+    // Few files, each ASCII: Node's loader costs about 1 ms a module, and decodes a module with one non-ASCII character as UTF-16
+    // (scripts/startup-chunks.mjs): the entry and the dispatcher's two chunks; list and status the compile cache's, the readers' and json-encode's too.
+    const files = [...new Set(loaded.filter((line) => line.startsWith('load file:') && line.includes('/dist/')).map((line) => line.slice('load '.length)))];
+    const most = args[0] === '--help' || args[0] === '--version' ? 3 : args[0] === 'list' || args[0] === 'status' ? 6 : Infinity;
+    expect(files.length, files.join('\n')).toBeLessThanOrEqual(most);
+    for (const file of files) expect(readFileSync(fileURLToPath(file), 'utf8'), file).not.toMatch(/[^\x00-\x7f]/);
     for (const url of loaded) for (const pattern of forbidden) expect(url, `${args.join(' ')} loads ${url}`).not.toMatch(pattern);
   });
 });
