@@ -51,10 +51,19 @@ function packageTree(fromDir: string, name: string, found: Set<string>, links: S
 
 let cached: { readonly key: string; readonly launch: Omit<SandboxLaunch, 'args'> & { readonly base: readonly string[] } } | undefined;
 
-function permissionFlag(): string | undefined {
-  const flags = process.allowedNodeEnvironmentFlags;
-  if (flags.has('--permission')) return '--permission';
-  return flags.has('--experimental-permission') ? '--experimental-permission' : undefined;
+/**
+ * Node's permission model flag for `version`: `--permission` from Node
+ * 22.13 and 23.5, `--experimental-permission` from 20.0 (the runtime's floor
+ * is 22.19, kernel/node-version.ts). Read from the version rather than from
+ * `process.allowedNodeEnvironmentFlags`, whose Set of every flag costs a
+ * command about 1 ms to build.
+ */
+export function permissionFlag(version: string = process.versions.node): string | undefined {
+  const match = /^v?(\d+)\.(\d+)\./.exec(version);
+  if (match === null) return undefined;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major >= 24 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13)) return '--permission';
+  return major >= 20 ? '--experimental-permission' : undefined;
 }
 
 /** Semi-space of V8's young generation: with a small old space V8 would shrink it and collect garbage far more often. */

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS } from '../../kernel/sandbox/pool.js';
-import { sandboxLaunch } from '../../kernel/sandbox/launch.js';
+import { permissionFlag, sandboxLaunch } from '../../kernel/sandbox/launch.js';
 import { createHarness, type Harness } from '../support/engine-harness.js';
 
 let h: Harness;
@@ -57,6 +57,25 @@ describe('escape attempts through the engine', () => {
 });
 
 describe('the sandbox process runs under the permission model', () => {
+  it("names the permission flag this Node accepts, as Node's own list of flags does, and each release line's", () => {
+    const flags = process.allowedNodeEnvironmentFlags;
+    const asked = flags.has('--permission') ? '--permission' : flags.has('--experimental-permission') ? '--experimental-permission' : undefined;
+    expect(permissionFlag()).toBe(asked);
+    const byVersion = Object.fromEntries(['v18.20.0', '20.0.0', '21.7.3', '22.12.0', '22.13.0', '22.19.0', '23.4.0', '23.5.0', '24.0.0', 'garbage'].map((version) => [version, permissionFlag(version)]));
+    expect(byVersion).toEqual({
+      'v18.20.0': undefined,
+      '20.0.0': '--experimental-permission',
+      '21.7.3': '--experimental-permission',
+      '22.12.0': '--experimental-permission',
+      '22.13.0': '--permission',
+      '22.19.0': '--permission',
+      '23.4.0': '--experimental-permission',
+      '23.5.0': '--permission',
+      '24.0.0': '--permission',
+      garbage: undefined,
+    });
+  });
+
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'wf-permission-'));
