@@ -10,9 +10,11 @@
  *
  * It applies only where the answer cannot differ from Node's: an ES import
  * (no `require`, no import attributes) whose `./` or `../` specifier names a
- * plain `.js` file, made by a module of this
- * package's `dist/` and landing inside it again. The `dist/` URL is that of
- * this module as Node resolved it (symbolic links already followed), and the
+ * plain `.js` file, made by a module of this package's `dist/` and landing
+ * inside it again; or whose specifier is already the absolute `file:` URL
+ * of a plain `.js` file inside `dist/` (how a lazy entry imports its
+ * feature: 13 in a `wfcli run`). The `dist/` URL is that of this
+ * module as Node resolved it (symbolic links already followed), and the
  * package ships no link inside `dist/`, so Node's realpath would return the
  * same URL and the module is loaded once either way. Anything else (Pi, the
  * extensions, Node's builtins, packages, a source checkout running `.ts`
@@ -23,6 +25,16 @@ import { registerHooks } from 'node:module';
 
 /** A relative specifier of one plain JavaScript file: no query, hash or escape. */
 const RELATIVE_JS = /^\.\.?\/[\w./-]+\.js$/;
+/** An absolute file URL of one plain JavaScript file, likewise. */
+const FILE_URL_JS = /^file:\/\/\/[\w./-]+\.js$/;
+
+/** The URL Node would answer for `specifier` when the hook may answer it, else undefined. */
+function ownModuleUrl(specifier: string, parentURL: string | undefined, dist: string): string | undefined {
+  let url: string | undefined;
+  if (RELATIVE_JS.test(specifier) && parentURL?.startsWith(dist) === true) url = new URL(specifier, parentURL).href;
+  else if (FILE_URL_JS.test(specifier)) url = new URL(specifier).href;
+  return url?.startsWith(dist) === true ? url : undefined;
+}
 
 let registered = false;
 
@@ -41,10 +53,8 @@ export function resolveOwnModules(moduleUrl: string = import.meta.url): void {
     resolve: (specifier, context, next) => {
       // An ES `import` without attributes only: a `require` or a JSON import keeps Node's own answer.
       const plainImport = context.conditions.includes('import') && Object.keys(context.importAttributes).length === 0;
-      if (plainImport && RELATIVE_JS.test(specifier) && context.parentURL?.startsWith(dist) === true) {
-        const url = new URL(specifier, context.parentURL).href;
-        if (url.startsWith(dist)) return { url, format: 'module', shortCircuit: true };
-      }
+      const url = plainImport ? ownModuleUrl(specifier, context.parentURL, dist) : undefined;
+      if (url !== undefined) return { url, format: 'module', shortCircuit: true };
       return next(specifier, context);
     },
   });

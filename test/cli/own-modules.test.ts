@@ -31,6 +31,21 @@ writeFileSync(
   "import { createRequire } from 'node:module';\nimport { url } from './linked.js';\nexport const imported = url;\nexport const required = createRequire(import.meta.url)('./linked.js').url;\n",
 );
 writeFileSync(join(pkg, 'outside.js'), "import { url } from './dist/chunks/linked.js';\nexport const imported = url;\n");
+// pkg/absolute.js (outside dist/) imports the link by its absolute URL, as an entry imports its feature, and by its absolute path,
+// which stays Node's; with a query, the URL is no plain file's and stays Node's.
+const linkUrl = pathToFileURL(join(pkg, 'dist', 'chunks', 'linked.js')).href;
+writeFileSync(
+  join(pkg, 'absolute.js'),
+  [
+    `import { url } from ${JSON.stringify(linkUrl)};`,
+    `import { url as byPath } from ${JSON.stringify(join(pkg, 'dist', 'chunks', 'linked.js'))};`,
+    `import { url as queried } from ${JSON.stringify(`${linkUrl}?x`)};`,
+    'export const imported = url;',
+    'export const importedByPath = byPath;',
+    'export const withQuery = queried;',
+    '',
+  ].join('\n'),
+);
 
 /** Runs a child that registers the hook as a module at `hookUrl` would (or not at all), then imports `file`; its exports, as JSON. */
 function load(file: string, hookUrl: string | undefined): Record<string, string> {
@@ -59,6 +74,11 @@ describe("the package's own imports", () => {
     expect(load(join(pkg, 'dist', 'chunks', 'entry.js'), distUrl).required).toBe(real);
     expect(load(join(pkg, 'outside.js'), distUrl).imported).toBe(real);
     expect(load(join(pkg, 'dist', 'chunks', 'entry.js'), pathToFileURL(join(ROOT, 'cli', 'own-modules.ts')).href).imported).toBe(real);
+  });
+
+  it('include an import by the absolute URL of a file in dist/, from anywhere; a path or a URL with a query goes to Node', () => {
+    expect(load(join(pkg, 'absolute.js'), distUrl)).toEqual({ imported: inDist, importedByPath: real, withQuery: `${real}?x` });
+    expect(load(join(pkg, 'absolute.js'), undefined)).toEqual({ imported: real, importedByPath: real, withQuery: `${real}?x` });
   });
 
   it('find dist/ only for a built module', () => {
