@@ -22,6 +22,10 @@
  *   BENCH wfcli_run_shell_ms           `wfcli run --script examples/hello.js` (shell commands, no agent)
  *   BENCH <name>_cpu_ms                beside each figure: its CPU time (user + sys, children waited for
  *                                      included, to the millisecond: bash's `times`)
+ *   BENCH wfcli_help_over_node_ms      / wfcli_list_200_over_node_ms, wfcli_status_over_node_ms,
+ *                                      wfcli_run_shell_over_list_models_ms, each with _cpu_ms: the
+ *                                      targets' figures, medians of differences within a round of the
+ *                                      wfcli loop (node, help, list, status, list-models, run in turn)
  *
  * BENCH_STARTUP_PACKAGE=<dir> measures another built checkout (a baseline) with this one's Pi and examples.
  * BENCH_STARTUP_ONLY=wfcli skips the Pi starts and prints only the wfcli figures.
@@ -34,7 +38,7 @@
  * agent dir without it; the bare, floor and package homes are run in turn, in
  * one loop per Pi, so the machine's load drifts over all alike. Targets (issue 34, quiet machine): CPU over the
  * floor ≤ 25 ms and RSS ≤ 10 MB on both Pis; help, list and status ≤ 60 ms
- * over node_start_ms; run ≤ 300 ms over pi_list_models_ms.
+ * over node (`*_over_node_ms`); run ≤ 300 ms over list-models (`wfcli_run_shell_over_list_models_ms`).
  */
 import '../scripts/ts-resolve.mjs';
 
@@ -149,11 +153,11 @@ function emptyEntriesPackage(parent: string, resources = false): string {
 }
 
 /** Reports the median of paired differences `<name>_ms`, `_cpu_ms` and `_mb` (each with `suffix`). */
-function reportPaired(name: string, suffix: string, pairs: readonly (readonly [Sample, Sample])[]): void {
+function reportPaired(name: string, suffix: string, pairs: readonly (readonly [Sample, Sample])[], memory = true): void {
   const medianOf = (pick: (entry: Sample) => number): number => median(pairs.map(([without, withIt]) => pick(withIt) - pick(without)));
   report(`${name}_ms${suffix}`, medianOf((entry) => entry.ms), 'ms');
   if (!pairs.some(([without, withIt]) => Number.isNaN(without.cpuMs) || Number.isNaN(withIt.cpuMs))) report(`${name}_cpu_ms${suffix}`, medianOf((entry) => entry.cpuMs), 'ms');
-  if (!pairs.some(([without, withIt]) => Number.isNaN(without.mb) || Number.isNaN(withIt.mb))) report(`${name}_mb${suffix}`, medianOf((entry) => entry.mb), 'MB');
+  if (memory && !pairs.some(([without, withIt]) => Number.isNaN(without.mb) || Number.isNaN(withIt.mb))) report(`${name}_mb${suffix}`, medianOf((entry) => entry.mb), 'MB');
 }
 
 interface PiHomes {
@@ -182,12 +186,34 @@ function piStarts(cli: string, homes: PiHomes, suffix: string): void {
   reportPaired('pi_start_over_floor', suffix, pairs(1, 3));
 }
 
-/** Reports the median wall and CPU time of `node <script> <args>` as `<name>_ms` and `<name>_cpu_ms` (one untimed run first). */
-function reportMedians(name: string, home: Home, script: string, args: readonly string[]): void {
-  sample(home, script, args);
-  const samples = Array.from({ length: RUNS }, () => sample(home, script, args));
-  report(`${name}_ms`, median(samples.map((entry) => entry.ms)), 'ms');
-  if (!samples.some((entry) => Number.isNaN(entry.cpuMs))) report(`${name}_cpu_ms`, median(samples.map((entry) => entry.cpuMs)), 'ms');
+/** One command of the wfcli loop: `node <script> <args>` in a home. */
+interface Command {
+  readonly name: string;
+  readonly home: Home;
+  readonly script: string;
+  readonly args: readonly string[];
+}
+
+/**
+ * The wfcli figures in one alternating loop: each round runs every command
+ * once, in turn, so the machine's load drifts over all alike. Prints each
+ * command's median wall and CPU time (`<name>_ms`, `<name>_cpu_ms`), then
+ * each target's figure, the median of differences within a round
+ * (`<name>_over_<floor>_ms`, `_cpu_ms`). One untimed run of each first.
+ */
+function commandLoop(commands: readonly Command[], overs: readonly (readonly [name: string, floor: string])[]): void {
+  for (const command of commands) sample(command.home, command.script, command.args);
+  const rounds = Array.from({ length: RUNS }, () => commands.map((command) => sample(command.home, command.script, command.args)));
+  commands.forEach((command, index) => {
+    const samples = rounds.map((round) => round[index]!);
+    report(`${command.name}_ms`, median(samples.map((entry) => entry.ms)), 'ms');
+    if (!samples.some((entry) => Number.isNaN(entry.cpuMs))) report(`${command.name}_cpu_ms`, median(samples.map((entry) => entry.cpuMs)), 'ms');
+  });
+  const at = (name: string): number => commands.findIndex((command) => command.name === name);
+  for (const [name, floor] of overs) {
+    const pairs = rounds.map((round): [Sample, Sample] => [round[at(floor)]!, round[at(name)]!]);
+    reportPaired(`${name}_over_${floor.replace(/_start$|^pi_/, '')}`, '', pairs, false);
+  }
 }
 
 /** Stores `count` small completed runs in the home's project through the installed package's engine; returns one run ID. */
@@ -229,8 +255,6 @@ try {
   }
   const empty = join(work, 'empty.js');
   writeFileSync(empty, '');
-  reportMedians('node_start', bare, empty, []);
-  reportMedians('pi_list_models', bare, pi087, ['--list-models']);
 
   // A user who runs wfcli has Pi's SDK beside the package (npm installs peer
   // dependencies); these links give the installed copy the lockfile's, after
@@ -239,15 +263,27 @@ try {
   mkdirSync(scope, { recursive: true });
   for (const name of ['@earendil-works/pi-coding-agent', '@earendil-works/pi-tui', 'typebox']) symlinkSync(join(ROOT, 'node_modules', name), join(packageDir, '..', name));
   const wfcli = join(packageDir, 'dist', 'cli', 'wfcli.js');
-  reportMedians('wfcli_help', withPackage, wfcli, ['--help']);
   copyFileSync(join(ROOT, 'examples', 'hello.js'), join(withPackage.cwd, 'hello.js'));
-  reportMedians('wfcli_run_shell', withPackage, wfcli, ['run', '--script', 'hello.js']);
   const listed = makeHome(work, 'listed', [packageDir]);
   const runId = await storeRuns(packageDir, listed, LISTED_RUNS);
   const rows = spawnSync(process.execPath, [wfcli, 'list', '--json'], { cwd: listed.cwd, env: envOf(listed), encoding: 'utf8' }).stdout;
   if ((JSON.parse(rows) as unknown[]).length !== LISTED_RUNS) throw new Error(`wfcli list does not show the ${LISTED_RUNS} stored runs`);
-  reportMedians('wfcli_list_200', listed, wfcli, ['list']);
-  reportMedians('wfcli_status', listed, wfcli, ['status', runId]);
+  commandLoop(
+    [
+      { name: 'node_start', home: bare, script: empty, args: [] },
+      { name: 'wfcli_help', home: withPackage, script: wfcli, args: ['--help'] },
+      { name: 'wfcli_list_200', home: listed, script: wfcli, args: ['list'] },
+      { name: 'wfcli_status', home: listed, script: wfcli, args: ['status', runId] },
+      { name: 'pi_list_models', home: bare, script: pi087, args: ['--list-models'] },
+      { name: 'wfcli_run_shell', home: withPackage, script: wfcli, args: ['run', '--script', 'hello.js'] },
+    ],
+    [
+      ['wfcli_help', 'node_start'],
+      ['wfcli_list_200', 'node_start'],
+      ['wfcli_status', 'node_start'],
+      ['wfcli_run_shell', 'pi_list_models'],
+    ],
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
