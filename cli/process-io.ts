@@ -1,5 +1,6 @@
 /** The process's I/O and signals as a `CliIo`: for the `wfcli` executable and a bundle's launcher. */
 import { writeSync } from 'node:fs';
+import { errnoCode } from '../kernel/errors.js';
 import type { CliIo } from './command.js';
 
 /** Ctrl-C or SIGTERM calls the command's handler once; a second one ends the process at once. */
@@ -16,10 +17,6 @@ function onInterrupt(handler: () => void): () => void {
     process.off('SIGINT', listener);
     process.off('SIGTERM', listener);
   };
-}
-
-function errnoCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
 }
 
 /** What a descriptor writer needs of Node's stream for it (process.stdout or stderr). */

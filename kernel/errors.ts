@@ -109,3 +109,10 @@ export function messageOf(error: unknown): string {
     return String(error);
   }
 }
+
+/** The errno code (`ENOENT`, `EPIPE` ...) of a Node system error, else undefined. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -17,7 +17,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { WorkflowError, isWorkflowError, messageOf } from '../errors.js';
+import { WorkflowError, errnoCode, isWorkflowError, messageOf } from '../errors.js';
 
 const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_DIRECTORY } = fs.constants;
 
@@ -43,11 +43,7 @@ export const READ_LIMITS = {
   journal: 2048 * MIB,
 } as const;
 
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
-}
+export { errnoCode } from '../errors.js';
 
 /** What an entry is, in words (lstat results and directory entries alike). */
 export function kindOf(stats: fs.Stats | fs.Dirent): string {
