@@ -81,7 +81,7 @@ async function run(parsed: ParsedCommand, io: CliIo): Promise<number> {
   const agentOptions = agentOptionsOf(stringOption(parsed, 'agent-options'));
   const prompt = stringOption(parsed, 'prompt');
   if (prompt !== undefined && agentOptions === undefined) throw new UsageError('--prompt goes with --agent-options');
-  const local = await openLocalSession(io, { ...(flag(parsed, 'approve') ? { trust: true } : {}), unproven: 'report' });
+  const local = await openLocalSession(io, { ...(flag(parsed, 'approve') ? { trust: true } : {}), unproven: 'report', withResources: true });
   try {
     const { host, session } = local;
     if (!host.projectTrusted) {

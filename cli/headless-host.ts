@@ -9,6 +9,9 @@
  * so the CLI and Pi never disagree about features. Nothing calls a model
  * unless a workflow's agent does, with the user's models and auth.
  *
+ * Only extensions load unless `withResources` asks for Pi's skills, prompt
+ * templates, themes and context files too: nothing prompts this session.
+ *
  * The session and its event bus stay alive until `dispose()`, which emits
  * `session_shutdown`, releases the session and only then clears the bus.
  *
@@ -57,6 +60,12 @@ export interface LocalPiSessionOptions {
   readonly unproven?: 'stop' | 'report';
   /** Portable bundle modules registered before extensions load: proven sources, like loaded entries (rule 9). */
   readonly bundleModules?: readonly string[];
+  /**
+   * Whether Pi also reads its skills, prompt templates, themes and context
+   * files (`wfcli doctor` reports the skills). Default false: the session
+   * prompts no model, and a workflow's agents read their own (pi-transport).
+   */
+  readonly withResources?: boolean;
 }
 
 export interface LocalPiSession {
@@ -123,7 +132,9 @@ export async function createLocalPiSession(options: LocalPiSessionOptions): Prom
   const packageRoot = options.packageRoot ?? findPackage()?.root;
   const own = packageRoot !== undefined && existsSync(packageRoot) && !installedInPi(new DefaultPackageManager({ cwd, agentDir, settingsManager })) ? [packageRoot] : [];
   const eventBus = createEventBus();
-  const services = await createAgentSessionServices({ cwd, agentDir, settingsManager, resourceLoaderOptions: { eventBus, additionalExtensionPaths: own } });
+  // Reading every skill and prompt template (their YAML front matter) cost `wfcli run` about 20 ms of CPU (issue 34).
+  const resources = options.withResources === true ? {} : { noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true };
+  const services = await createAgentSessionServices({ cwd, agentDir, settingsManager, resourceLoaderOptions: { eventBus, additionalExtensionPaths: own, ...resources } });
   const loaded = services.resourceLoader.getExtensions();
   const loadErrors = loaded.errors.map((entry) => `"${entry.path}": ${entry.error}`);
   const warnings = [...settingsWarnings(settingsManager), ...services.diagnostics.filter((entry) => entry.type !== 'info').map((entry) => entry.message), ...loadErrors.map((error) => `Failed to load extension ${error}`)];

@@ -92,11 +92,45 @@ function failAtExit(): void {
   });
 }
 
-const stderr = descriptorWriter(2, { stream: () => process.stderr, report: () => undefined, fail: failAtExit });
+/** The streams the writers fell back to, whose queued output must reach the descriptor before the process ends. */
+const fallbacks: NodeJS.WriteStream[] = [];
+
+function fallback(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  fallbacks.push(stream);
+  return stream;
+}
+
+/** What `drained` needs of a Node stream. */
+export interface QueueingStream {
+  readonly destroyed: boolean;
+  readonly writableLength: number;
+  once(event: 'drain' | 'error' | 'close', listener: () => void): unknown;
+}
+
+/** Resolves once none of the streams holds queued output: each has drained, failed or closed. */
+export async function drained(streams: readonly QueueingStream[]): Promise<void> {
+  for (const stream of streams) {
+    if (stream.destroyed || stream.writableLength === 0) continue;
+    await new Promise<void>((resolve) => {
+      for (const event of ['drain', 'error', 'close'] as const) stream.once(event, resolve);
+    });
+  }
+}
+
+/**
+ * Resolves once the output written so far has reached its descriptor: at
+ * once, unless a full non-blocking descriptor made a writer queue the rest
+ * in Node's stream.
+ */
+export function outputFlushed(): Promise<void> {
+  return drained(fallbacks);
+}
+
+const stderr = descriptorWriter(2, { stream: () => fallback(process.stderr), report: () => undefined, fail: failAtExit });
 
 export const processIo: CliIo = {
   cwd: process.cwd(),
-  stdout: descriptorWriter(1, { stream: () => process.stdout, report: stderr, fail: failAtExit }),
+  stdout: descriptorWriter(1, { stream: () => fallback(process.stdout), report: stderr, fail: failAtExit }),
   stderr,
   // Read only when a command draws progress (`run`, `resume`, `retry`): they need stderr's stream.
   get stderrIsTTY(): boolean {

@@ -16,7 +16,7 @@ import type { StoredRun } from './stored-run.js';
 import type { LocalPiSession, LocalPiSessionOptions } from './headless-host.js';
 
 /** Opens the headless Pi session for the command's cwd. */
-export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven'> = {}): Promise<LocalPiSession> {
+export async function openLocalSession(io: CliIo, options: Pick<LocalPiSessionOptions, 'trust' | 'sessionId' | 'unproven' | 'withResources'> = {}): Promise<LocalPiSession> {
   // A command runs at most one workflow segment: its engine keeps no spare sandbox.
   disableSandboxSpares();
   // Pi's SDK and the session's modules load from here on: cached compiled code, and the user's Pi (its bundle where it has one).

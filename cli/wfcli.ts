@@ -1,6 +1,6 @@
 /** The `wfcli` executable (dist/cli/wfcli.js): the process's I/O and signals around `main` (main.ts). */
 import { main } from './main.js';
-import { processIo } from './process-io.js';
+import { outputFlushed, processIo } from './process-io.js';
 
 process.exitCode = await main(process.argv.slice(2), processIo, {
   // Before the command's modules load: for a session, own imports by URL and the compile cache
@@ -11,3 +11,8 @@ process.exitCode = await main(process.argv.slice(2), processIo, {
     else (await import('./compile-cache.js')).useStoreCompileCache(io.home);
   },
 });
+// Ends now, as `pi` ends its commands, rather than when the event loop empties:
+// a natural end then tears down the whole heap, about 50 ms after `wfcli run`
+// (issue 34). Every command has awaited its work by now; queued output goes first.
+await outputFlushed();
+process.exit();

@@ -117,7 +117,7 @@ interface CompiledSchema {
 /**
  * Schemas that reading a stored run (`wfcli list`, `status`) or every launch
  * (the settings files, the plugin manifest, the budgets plugin's budget and
- * state) would otherwise compile at run time, each in a module of its own so
+ * state, both checked in every run) would otherwise compile at run time, each in a module of its own so
  * a command loads only the validators it uses, and no ajv compiler.
  */
 export const COMPILED_SCHEMAS: readonly CompiledSchema[] = [
@@ -129,9 +129,9 @@ export const COMPILED_SCHEMAS: readonly CompiledSchema[] = [
   { file: 'kernel/compiled-schemas/project-settings.ts', from: 'kernel/settings/file-schemas.ts', schema: PROJECT_SETTINGS_SCHEMA, options: {} },
   { file: 'kernel/compiled-schemas/run-options.ts', from: 'kernel/settings/file-schemas.ts', schema: RUN_OPTIONS_SCHEMA, options: {} },
   { file: 'plugins/host/compiled-schemas/plugin-manifest.ts', from: 'plugins/host/manifest-schema.ts', schema: PLUGIN_MANIFEST_SCHEMA, options: {}, eager: true },
-  { file: 'plugins/budgets/compiled-schemas/budget.ts', from: 'plugins/budgets/schemas.ts', schema: budgetSchema(false), options: BUDGET_AJV_OPTIONS },
+  { file: 'plugins/budgets/compiled-schemas/budget.ts', from: 'plugins/budgets/schemas.ts', schema: budgetSchema(false), options: BUDGET_AJV_OPTIONS, eager: true },
   { file: 'plugins/budgets/compiled-schemas/budget-patch.ts', from: 'plugins/budgets/schemas.ts', schema: budgetSchema(true), options: BUDGET_AJV_OPTIONS },
-  { file: 'plugins/budgets/compiled-schemas/state.ts', from: 'plugins/budgets/schemas.ts', schema: BUDGET_STATE_SCHEMA, options: {} },
+  { file: 'plugins/budgets/compiled-schemas/state.ts', from: 'plugins/budgets/schemas.ts', schema: BUDGET_STATE_SCHEMA, options: {}, eager: true },
 ];
 
 export function compiledSchemaFile(entry: CompiledSchema): string {

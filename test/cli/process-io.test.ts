@@ -7,8 +7,9 @@
  * command. The descriptor is a recording double here; the built CLI's own
  * descriptors are exercised in test/e2e/wfcli-edges.test.ts (a closed stdout).
  */
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { descriptorWriter, type FallbackStream } from '../../cli/process-io.js';
+import { descriptorWriter, drained, type FallbackStream } from '../../cli/process-io.js';
 
 function errno(code: string): Error {
   return Object.assign(new Error(`${code}: failed, write`), { code });
@@ -99,5 +100,40 @@ describe('descriptorWriter', () => {
       expect([double.reports.length, double.failures], code).toEqual([reports, reports]);
       expect(double.streamed.map(String), code).toEqual(['abc']);
     }
+  });
+});
+
+describe('drained', () => {
+  /** A stream whose writes stay queued until `finish` completes them. */
+  function slowStream(): { stream: Writable; finish: () => void } {
+    const pending: (() => void)[] = [];
+    const stream = new Writable({ highWaterMark: 4, write: (_chunk, _encoding, done) => void pending.push(done) });
+    return { stream, finish: () => pending.splice(0).forEach((done) => done()) };
+  }
+
+  it('resolves at once when nothing is queued', async () => {
+    const { stream } = slowStream();
+    await expect(drained([stream])).resolves.toBeUndefined();
+  });
+
+  it('waits for queued output to drain, then resolves', async () => {
+    const { stream, finish } = slowStream();
+    stream.write('more than the high-water mark');
+    let settled = false;
+    const waiting = drained([stream]).then(() => (settled = true));
+    // Every microtask has run by the next turn of the event loop: an early resolve would show.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([settled, stream.writableLength > 0]).toEqual([false, true]);
+    finish();
+    await waiting;
+    expect([settled, stream.writableLength]).toEqual([true, 0]);
+  });
+
+  it('does not wait for a stream that is destroyed with output queued', async () => {
+    const { stream } = slowStream();
+    stream.on('error', () => undefined);
+    stream.write('queued');
+    stream.destroy();
+    await expect(drained([stream])).resolves.toBeUndefined();
   });
 });
