@@ -3,14 +3,20 @@
  * native binding, a cost that a Pi start, `wfcli --help` or `wfcli list`
  * need not pay (docs/wfcli.md, "What starts when"). An engine loads it
  * shortly after it is created, off the first launch's path (warm-up.ts).
+ * rollup-binding.ts hands rollup its binding without its platform probe.
  */
 import { createRequire } from 'node:module';
 import type { parseAst as rollupParseAst } from 'rollup/parseAst';
+import { provideRollupBinding } from './rollup-binding.js';
 
 let parse: typeof rollupParseAst | undefined;
 
 function loadParser(): typeof rollupParseAst {
-  return (parse ??= (createRequire(import.meta.url)('rollup/parseAst') as typeof import('rollup/parseAst')).parseAst);
+  if (parse !== undefined) return parse;
+  const require = createRequire(import.meta.url);
+  provideRollupBinding(require);
+  parse = (require('rollup/parseAst') as typeof import('rollup/parseAst')).parseAst;
+  return parse;
 }
 
 /** Whether a script was parsed in this process already (the warm-up has nothing left to do then). */
