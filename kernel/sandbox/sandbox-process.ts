@@ -100,6 +100,23 @@ function track(child: SandboxChild): void {
   }
 }
 
+/**
+ * Kills the sandbox processes still alive and resolves once each has
+ * exited, so a host that ends at once (`wfcli`, cli/wfcli.ts) leaves none
+ * behind for the system to reap, nor their CPU time out of its own.
+ */
+export async function endSandboxes(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
 /** One started sandbox process, waiting for its script. */
 export class SandboxProcess {
   readonly child: SandboxChild;
