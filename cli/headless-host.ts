@@ -64,6 +64,8 @@ export interface LocalPiSessionOptions {
    * Whether Pi also reads its skills, prompt templates, themes and context
    * files (`wfcli doctor` reports the skills). Default false: the session
    * prompts no model, and a workflow's agents read their own (pi-transport).
+   * Pi reads those of `packageRoot`'s package either way when it loads it as
+   * an extra path, as it does for a path given on its command line.
    */
   readonly withResources?: boolean;
 }

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createAjv, formatAjvErrors } from '../../kernel/index.js';
 import type { DoctorReport } from '../../cli/doctor-report.js';
 import type { InspectedAgent } from '../../cli/agent-inspection.js';
@@ -43,7 +43,16 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
 
   it('reports settings, trust, tools, extensions and aliases as schema-valid Doctor JSON; a warning does not fail it; no provider request', async () => {
     globalSettings({ modelAliases: { fast: `e2e/${MODEL_ID}:low` }, tools: ['read', 'bash'] });
-    const { result, report } = await doctor();
+    const userSkill = join(pi.agentDir, 'skills', 'e2e-notes', 'SKILL.md');
+    mkdirSync(dirname(userSkill), { recursive: true });
+    writeFileSync(userSkill, '---\nname: e2e-notes\ndescription: A user skill of the agent dir.\n---\nTake notes.\n');
+    let outcome: Awaited<ReturnType<typeof doctor>>;
+    try {
+      outcome = await doctor();
+    } finally {
+      rmSync(dirname(userSkill), { recursive: true });
+    }
+    const { result, report } = outcome;
     expect(result.code, result.stderr).toBe(0);
     expect(report.cwd).toBe(pi.cwd);
     expect(report.agentDir).toBe(pi.agentDir);
@@ -58,6 +67,8 @@ describe('wfcli doctor, doctor cleanup, transcript', () => {
     expect(report.trust).toEqual({ projectTrusted: true, decidedBy: 'no-project-resources' });
     expect(report.activeTools).toEqual(expect.arrayContaining(['read', 'bash', 'edit', 'write']));
     expect(report.piExtensions.map((extension) => extension.resolvedPath)).toContain(join(REPO_ROOT, 'dist', 'src', 'index.js'));
+    // Doctor's session reads Pi's skills, the agent dir's too, as `pi` would (the other commands' sessions read extensions only).
+    expect(report.piSkills.map((skill) => skill.path)).toEqual(expect.arrayContaining([join(REPO_ROOT, 'skills', 'pi-extensible-workflows', 'SKILL.md'), userSkill]));
     expect(report.modelAliases.find((alias) => alias.name === 'fast')).toEqual({ name: 'fast', kind: 'static', target: `e2e/${MODEL_ID}:low`, declared: `e2e/${MODEL_ID}:low`, provenance: { settingsPath: report.settingsPath } });
     // The starter's dynamic aliases resolve to the session's model: doctor calls their resolvers.
     expect(report.modelAliases.find((alias) => alias.name === 'reviewer-model')).toMatchObject({ kind: 'dynamic', target: expect.stringMatching(new RegExp(`^e2e/${MODEL_ID}:`)) });
