@@ -117,8 +117,9 @@ interface CompiledSchema {
 /**
  * Schemas that reading a stored run (`wfcli list`, `status`) or every launch
  * (the settings files, the plugin manifest, the budgets plugin's budget and
- * state, both checked in every run) would otherwise compile at run time, each in a module of its own so
- * a command loads only the validators it uses, and no ajv compiler.
+ * state, both checked in every run) would otherwise compile at run time,
+ * each in a module of its own so a command loads only the validators it
+ * uses, and no ajv compiler.
  */
 export const COMPILED_SCHEMAS: readonly CompiledSchema[] = [
   { file: 'kernel/compiled-schemas/snapshot.ts', from: 'kernel/engine/snapshot-schema.ts', schema: SNAPSHOT_SCHEMA, options: {}, eager: true },
