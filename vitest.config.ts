@@ -12,6 +12,7 @@ export default defineConfig({
     // Files share a worker's module graph: importing Pi's SDK and the kernel once per worker, not once per
     // file, halves the suite's CPU. So a test file restores what it changes (registries reset, mocks restored).
     isolate: false,
+    globalSetup: ['test/support/strip-cache.ts'],
     setupFiles: ['test/support/unit-setup.ts'],
     // Hang guards, not timing expectations (waits are for events; see test/support/engine-harness.ts waitFor).
     testTimeout: 60_000,

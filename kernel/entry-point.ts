@@ -2,7 +2,8 @@
  * Where a kernel entry that runs as a process of its own (the sandbox
  * worker, the isolated preflight) lives, and how Node starts it: from source
  * (tests, benches) the `.ts` file under `kernel/`, with scripts/ts-resolve.mjs
- * mapping its relative `.js` imports to `.ts`; from the package the bundled
+ * mapping its relative `.js` imports to `.ts` and serving stripped sources
+ * from its cache; from the package the bundled
  * `dist/kernel/<name>.js`, found from the package root (the caller may live in
  * a shared chunk).
  */
@@ -34,7 +35,9 @@ export function kernelEntryPoint(name: string, moduleUrl: string): EntryPoint {
     let kernel = here;
     while (basename(kernel) !== 'kernel' && kernel !== dirname(kernel)) kernel = dirname(kernel);
     const resolveHook = join(dirname(kernel), 'scripts', 'ts-resolve.mjs');
-    return { file: join(kernel, `${name}.ts`), execArgv: ['--import', pathToFileURL(resolveHook).href], readable: [kernel + sep, resolveHook] };
+    // The hook's strip cache (STRIP_CACHE there): the stripped sources it serves instead of stripping them again.
+    const stripCache = join(dirname(kernel), 'node_modules', '.cache', 'ts-strip');
+    return { file: join(kernel, `${name}.ts`), execArgv: ['--import', pathToFileURL(resolveHook).href], readable: [kernel + sep, resolveHook, stripCache + sep] };
   }
   for (let dir = here; dir !== dirname(dir); dir = dirname(dir)) {
     if (packageName(dir) === PACKAGE_NAME) {

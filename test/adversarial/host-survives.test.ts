@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TS_HOST_ARGV } from '../crash/shared.js';
 import type { ReproCase, ReproReport } from './repro-host.js';
 
 const HOST = fileURLToPath(new URL('./repro-host.ts', import.meta.url));
@@ -76,7 +77,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wf-adversarial-'));
-  const child = spawn(process.execPath, [HOST, JSON.stringify({ dir, cases: CASES, watchdogMs: 4000 })], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TS_HOST_ARGV, HOST, JSON.stringify({ dir, cases: CASES, watchdogMs: 4000 })], { stdio: ['ignore', 'pipe', 'pipe'] });
   reports = new Map();
   let out = '';
   child.stdout.setEncoding('utf8');

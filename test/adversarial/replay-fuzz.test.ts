@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 import { readJournal } from '../../kernel/store/index.js';
 import { parseJournalRecord } from '../../kernel/engine/journal-record.js';
-import { collectStderr, journalLines, ledger, mulberry32, readHostReports, type HostError, type Outcome } from '../crash/shared.js';
+import { collectStderr, journalLines, ledger, mulberry32, readHostReports, TS_HOST_ARGV, type HostError, type Outcome } from '../crash/shared.js';
 import type { FuzzHostConfig } from './fuzz-host.js';
 import { fuzzScript } from './fuzz-script.js';
 
@@ -48,7 +48,7 @@ interface HostResult {
 /** Runs one host process; `killAfter` (ms after RUN, or a journal line count) SIGKILLs it. */
 function runHost(config: FuzzHostConfig, kill?: { readonly afterMs: number } | { readonly atLines: number }): Promise<HostResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOST, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TS_HOST_ARGV, HOST, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const stderr = collectStderr(child.stderr);
     const started = performance.now();
     let runId: string | undefined;

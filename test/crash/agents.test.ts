@@ -27,7 +27,7 @@ import { readJournal, readSnapshot, listRuns, JOURNAL_FILE, RESULT_FILE } from '
 import { parseSnapshot, type RunSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { AgentChildConfig } from './agent-child.js';
-import { collectStderr, readHostReports, type HostError, type Outcome } from './shared.js';
+import { collectStderr, readHostReports, TS_HOST_ARGV, type HostError, type Outcome } from './shared.js';
 
 const CHILD = fileURLToPath(new URL('./agent-child.ts', import.meta.url));
 const CHILD_TIMEOUT_MS = 60_000;
@@ -69,7 +69,7 @@ interface LoggedRequest {
  */
 function runChild(config: AgentChildConfig, killWhen?: (runDir: string) => boolean): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, JSON.stringify(config)], {
+    const child = spawn(process.execPath, [...TS_HOST_ARGV, CHILD, JSON.stringify(config)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Pi reads nothing from the real home: its agent dir and home are the test's.
       env: { ...process.env, PI_CODING_AGENT_DIR: config.agentDir, HOME: config.home },

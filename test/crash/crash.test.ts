@@ -29,7 +29,7 @@ import { readJournal, readSnapshot, listRuns, LOCK_FILE, JOURNAL_FILE, RESULT_FI
 import { parseSnapshot } from '../../kernel/engine/snapshot.js';
 import { parseJournalRecord, type JournalRecord } from '../../kernel/engine/journal-record.js';
 import type { ChildConfig } from './child.js';
-import { collectStderr, journalLines, ledger, mulberry32, readHostReports, type HostError, type Outcome } from './shared.js';
+import { collectStderr, journalLines, ledger, mulberry32, readHostReports, TS_HOST_ARGV, type HostError, type Outcome } from './shared.js';
 
 /** CRASH_SEED=<n> reruns one seed (to reproduce a failure); CRASH_SEEDS=<count> changes how many run (default 20). */
 const SEEDS = process.env['CRASH_SEED']
@@ -111,7 +111,7 @@ let reference: Reference;
 
 function runChild(config: ChildConfig, plan: KillPlan | undefined): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TS_HOST_ARGV, CHILD, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const stderr = collectStderr(child.stderr);
     let runId: string | undefined;
     let runDir: string | undefined;

@@ -5,7 +5,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { JOURNAL_FILE } from '../../kernel/store/index.js';
+
+/**
+ * Node's arguments for a host process whose main module is TypeScript (`child.ts`, `fuzz-host.ts` ...): the
+ * resolve hook goes in first, so the main module itself comes from its strip cache too.
+ */
+export const TS_HOST_ARGV: readonly string[] = ['--import', pathToFileURL(join(import.meta.dirname, '..', '..', 'scripts', 'ts-resolve.mjs')).href];
 
 export interface Outcome {
   readonly runId: string;

@@ -1,0 +1,59 @@
+// Fills the strip cache of scripts/ts-resolve.mjs with the stripped form of
+// every TypeScript source of the repository, so the processes the tests and
+// benches start from source (sandbox workers, crash and fuzz hosts) never
+// load Node's TypeScript parser. The suites' global set-up runs it; entries
+// already present are kept. Run by hand: `node scripts/ts-strip-warm.mjs`.
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { STRIP_CACHE, stripKey } from './ts-resolve.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SOURCES = ['bench', 'cli', 'cli-package', 'kernel', 'lib', 'plugins', 'relay', 'roles', 'scripts', 'src', 'starter', 'test'];
+
+function* typeScriptFiles(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== 'node_modules') yield* typeScriptFiles(path);
+    else if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) yield path;
+  }
+}
+
+/** Strips what the cache lacks; returns how many entries it wrote. */
+export function warmStripCache() {
+  // Node marks `stripTypeScriptTypes` experimental and warns once; the warning says nothing here.
+  process.removeAllListeners('warning');
+  const dir = fileURLToPath(STRIP_CACHE);
+  mkdirSync(dir, { recursive: true });
+  const present = new Set(readdirSync(dir));
+  let written = 0;
+  for (const top of SOURCES) {
+    for (const file of typeScriptFiles(join(ROOT, top))) {
+      const source = readFileSync(file);
+      const name = `${stripKey(source)}.js`;
+      if (present.has(name)) continue;
+      let code;
+      try {
+        code = stripTypeScriptTypes(source.toString('utf8'), { mode: 'strip' });
+      } catch {
+        continue; // syntax stripping cannot remove: Node's own path reports it when the file loads
+      }
+      // Written whole, then renamed: a process reading the cache meanwhile finds the entry or nothing.
+      const temporary = join(dir, `.${process.pid}-${name}`);
+      writeFileSync(temporary, code);
+      renameSync(temporary, join(dir, name));
+      present.add(name);
+      written += 1;
+    }
+  }
+  return written;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(`strip cache: ${warmStripCache()} entries written`);
