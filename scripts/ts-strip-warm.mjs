@@ -2,14 +2,17 @@
 // every TypeScript source of the repository, so the processes the tests and
 // benches start from source (sandbox workers, crash and fuzz hosts) never
 // load Node's TypeScript parser. The suites' global set-up runs it; entries
-// already present are kept. Run by hand: `node scripts/ts-strip-warm.mjs`.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// already present are kept, and an entry no source names any more goes once
+// it is an hour old (a suite running beside this one may still read it).
+// Run by hand: `node scripts/ts-strip-warm.mjs`.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STRIP_CACHE, stripKey } from './ts-resolve.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const STALE_MS = 60 * 60 * 1000;
 const SOURCES = ['bench', 'cli', 'cli-package', 'kernel', 'lib', 'plugins', 'relay', 'roles', 'scripts', 'src', 'starter', 'test'];
 
 function* typeScriptFiles(dir) {
@@ -26,18 +29,20 @@ function* typeScriptFiles(dir) {
   }
 }
 
-/** Strips what the cache lacks; returns how many entries it wrote. */
+/** Strips what the cache lacks and drops old entries no source names; returns how many entries it wrote. */
 export function warmStripCache() {
   // Node marks `stripTypeScriptTypes` experimental and warns once; the warning says nothing here.
   process.removeAllListeners('warning');
   const dir = fileURLToPath(STRIP_CACHE);
   mkdirSync(dir, { recursive: true });
   const present = new Set(readdirSync(dir));
+  const named = new Set();
   let written = 0;
   for (const top of SOURCES) {
     for (const file of typeScriptFiles(join(ROOT, top))) {
       const source = readFileSync(file);
       const name = `${stripKey(source)}.js`;
+      named.add(name);
       if (present.has(name)) continue;
       let code;
       try {
@@ -51,6 +56,15 @@ export function warmStripCache() {
       renameSync(temporary, join(dir, name));
       present.add(name);
       written += 1;
+    }
+  }
+  for (const name of present) {
+    if (named.has(name)) continue;
+    const file = join(dir, name);
+    try {
+      if (Date.now() - statSync(file).mtimeMs > STALE_MS) rmSync(file, { force: true });
+    } catch {
+      // gone meanwhile
     }
   }
   return written;

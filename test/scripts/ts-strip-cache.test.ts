@@ -1,11 +1,11 @@
 /**
  * The strip cache of scripts/ts-resolve.mjs: a `.ts` module whose key is in the cache runs from the cached
- * stripped form, one whose source changed (so its key) takes Node's own stripping, and the warm script writes
- * the stripped form of a repository source under that source's key. The hook is only ever loaded in child
- * processes: loading it here would register it in the test worker.
+ * stripped form, one whose source changed (so its key) takes Node's own stripping. The warm script writes the
+ * stripped form of a repository source under that source's key and drops an old entry no source names. The
+ * hook is only ever loaded in child processes: loading it here would register it in the test worker.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,5 +67,17 @@ describe('the strip cache of ts-resolve.mjs', () => {
     expect(cached).toContain('function node(args                   )         {');
     // Joined here, so that this line's own literal is no match.
     expect(cached).not.toContain(['readonly', 'string[]'].join(' '));
+  });
+
+  it('drops an entry no source names once it is an hour old, and keeps a younger one', () => {
+    const old = join(CACHE, `${'0'.repeat(63)}a.js`);
+    const young = join(CACHE, `${'0'.repeat(63)}b.js`);
+    for (const entry of [old, young]) writeFileSync(entry, '// no source has this key\n');
+    written.push(old, young);
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    node([WARM]);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(young)).toBe(true);
   });
 });
