@@ -13,8 +13,11 @@
  * (load-ses.ts is the sandbox's side). V8 checks a cache against
  * the source's length, its own version and its flags; the file name adds
  * Node's version, ses's file identity and the process's command line, and
- * the file carries a SHA-256 of its bytes, checked before they are used, so
- * a stale, truncated or damaged file is never handed to V8.
+ * the file carries a CRC-32 of its bytes, checked before they are used, so
+ * a stale, truncated or damaged file is never handed to V8. (A checksum
+ * against damage, as Node's own compile cache keeps: anyone who can write
+ * the store could write a matching digest of any kind. A SHA-256 of the
+ * 0.5 MB cost 4 to 5 ms of every session command's start.)
  *
  * Where: `~/.pi/workflows/.sandbox-cache/ses-<key>.bin` (0600), about 0.5 MB,
  * in the store only and under its cache rules (kernel/store/cache-dir.ts: a
@@ -24,14 +27,15 @@
  */
 import { lstatSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../store/atomic.js';
 import { roomForCache, storeCacheDirectory } from '../store/cache-dir.js';
-import { sha256Hex, sha256Text } from '../store/digest.js';
+import { sha256Text } from '../store/digest.js';
 import { readRegularIfExists } from '../store/safe-fs.js';
 import type { SandboxLaunch } from './launch.js';
 
 export const SANDBOX_CACHE_DIR = '.sandbox-cache';
-const FORMAT = 'pi-extensible-workflows sandbox code cache 1';
+const FORMAT = 'pi-extensible-workflows sandbox code cache 2';
 /** Far above what ses compiles to (about 0.5 MB): anything larger is not a cache of ours. */
 export const MAX_CODE_CACHE_BYTES = 32 * 1024 * 1024;
 const STALE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -67,7 +71,7 @@ function keyOf(launch: SandboxLaunch): string | undefined {
 }
 
 function header(payload: Buffer): string {
-  return `${FORMAT} ${sha256Hex(payload)}\n`;
+  return `${FORMAT} crc32 ${crc32(payload).toString(16).padStart(8, '0')}\n`;
 }
 
 /** The cache of `launch` in the store at `storeRoot`; undefined when there is none to keep (a short disk, a folder that is a link). */
