@@ -13,7 +13,8 @@ import { STRIP_CACHE, stripKey } from './ts-resolve.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STALE_MS = 60 * 60 * 1000;
-const SOURCES = ['bench', 'cli', 'cli-package', 'kernel', 'lib', 'plugins', 'relay', 'roles', 'scripts', 'src', 'starter', 'test'];
+/** Folders that hold no source of ours: dependencies, build output, git's and tools' own. */
+const SKIPPED = new Set(['node_modules', 'dist', 'build']);
 
 function* typeScriptFiles(dir) {
   let entries;
@@ -24,7 +25,7 @@ function* typeScriptFiles(dir) {
   }
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory() && entry.name !== 'node_modules') yield* typeScriptFiles(path);
+    if (entry.isDirectory() && !SKIPPED.has(entry.name) && !entry.name.startsWith('.')) yield* typeScriptFiles(path);
     else if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) yield path;
   }
 }
@@ -38,25 +39,23 @@ export function warmStripCache() {
   const present = new Set(readdirSync(dir));
   const named = new Set();
   let written = 0;
-  for (const top of SOURCES) {
-    for (const file of typeScriptFiles(join(ROOT, top))) {
-      const source = readFileSync(file);
-      const name = `${stripKey(source)}.js`;
-      named.add(name);
-      if (present.has(name)) continue;
-      let code;
-      try {
-        code = stripTypeScriptTypes(source.toString('utf8'), { mode: 'strip' });
-      } catch {
-        continue; // syntax stripping cannot remove: Node's own path reports it when the file loads
-      }
-      // Written whole, then renamed: a process reading the cache meanwhile finds the entry or nothing.
-      const temporary = join(dir, `.${process.pid}-${name}`);
-      writeFileSync(temporary, code);
-      renameSync(temporary, join(dir, name));
-      present.add(name);
-      written += 1;
+  for (const file of typeScriptFiles(ROOT)) {
+    const source = readFileSync(file);
+    const name = `${stripKey(source)}.js`;
+    named.add(name);
+    if (present.has(name)) continue;
+    let code;
+    try {
+      code = stripTypeScriptTypes(source.toString('utf8'), { mode: 'strip' });
+    } catch {
+      continue; // syntax stripping cannot remove: Node's own path reports it when the file loads
     }
+    // Written whole, then renamed: a process reading the cache meanwhile finds the entry or nothing.
+    const temporary = join(dir, `.${process.pid}-${name}`);
+    writeFileSync(temporary, code);
+    renameSync(temporary, join(dir, name));
+    present.add(name);
+    written += 1;
   }
   for (const name of present) {
     if (named.has(name)) continue;
