@@ -52,8 +52,14 @@ export function warmStripCache() {
     }
     // Written whole, then renamed: a process reading the cache meanwhile finds the entry or nothing.
     const temporary = join(dir, `.${process.pid}-${name}`);
-    writeFileSync(temporary, code);
-    renameSync(temporary, join(dir, name));
+    try {
+      writeFileSync(temporary, code);
+      renameSync(temporary, join(dir, name));
+    } catch {
+      // A full disk or a read-only tree: the cache only saves time, so the suite goes on without the rest.
+      rmSync(temporary, { force: true });
+      break;
+    }
     present.add(name);
     written += 1;
   }
