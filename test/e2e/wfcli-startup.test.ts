@@ -158,6 +158,8 @@ describe('wfcli run', () => {
   const UNBUNDLED = /\/node_modules\/(@earendil-works\/(pi-coding-agent\/dist\/(?!bundle\/)|pi-ai\/|pi-tui\/|pi-agent-core\/)|typebox\/)/;
   /** Loaded on first use (issue 34): selector patterns (micromatch) and git for worktrees (nano-spawn). */
   const FIRST_USE = /\/node_modules\/(micromatch|picomatch|braces|nano-spawn)\//;
+  /** This package's modules a `run` loads: 61 today (16 Pi entries, 14 feature libraries, wfcli.js, 30 chunks). */
+  const MOST_RUN_MODULES = 64;
 
   it("loads Pi's SDK from Pi's bundle only, and keeps Node's compile cache in the store", () => {
     writeFileSync(join(cwd, 'small.js'), "log('small');\nreturn 2;\n");
@@ -172,6 +174,9 @@ describe('wfcli run', () => {
     const evaluated = loaded.filter((line) => line.startsWith('load ')).map((line) => line.slice('load '.length));
     expect(evaluated.some((url) => url.includes('/pi-coding-agent/dist/bundle/'))).toBe(true);
     expect(evaluated.filter((url) => UNBUNDLED.test(url))).toEqual([]);
+    // The kernel a session loads is one chunk (scripts/startup-chunks.mjs): rollup's own split made it 26 modules more.
+    const own = new Set(evaluated.filter((url) => url.startsWith(pathToFileURL(join(WFCLI, '..', '..')).href)));
+    expect(own.size, [...own].join('\n')).toBeLessThanOrEqual(MOST_RUN_MODULES);
     // Without extensionSettings["remote-agents"] in a settings file, nothing of remote agents loads: not its library, DBOS or pg.
     expect(loaded.filter((url) => REMOTE_AGENTS.test(url))).toEqual([]);
     expect(loaded.some((url) => url.endsWith('/dist/plugins/remote-agents/index.js'))).toBe(true);
