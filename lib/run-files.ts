@@ -12,8 +12,10 @@ import { join } from 'node:path';
 // Not the kernel's index: `wfcli inspect` reads run files without loading the engine.
 import { messageOf } from '../kernel/errors.js';
 import type { JsonValue } from '../kernel/json.js';
-import { compileOnFirstUse, formatAjvErrors, lazyAjv } from '../kernel/json-schema.js';
+import { formatAjvErrors } from '../kernel/json-schema.js';
+import type { PrecompiledValidator } from '../kernel/precompiled.js';
 import { READ_LIMITS, readRegular, readRegularIfExists } from '../kernel/store/safe-fs.js';
+import * as validators from './compiled-schemas/run-files.js';
 
 export interface StoredSystemPrompt {
   readonly agentId: string;
@@ -40,25 +42,11 @@ export interface SessionReference {
   readonly reference: Readonly<Record<string, JsonValue>>;
 }
 
-const ajv = lazyAjv();
-const count = { type: 'integer', minimum: 0 } as const;
-const validateAgentRecord = compileOnFirstUse<{ kind: 'agent'; key: string; value: JsonValue }>({
-  type: 'object',
-  required: ['kind', 'key', 'value'],
-  properties: { kind: { const: 'agent' }, key: { type: 'string', minLength: 1 }, value: {} },
-}, ajv);
-const validatePromptRecord = compileOnFirstUse<{ agentId: string; attempt: number; turn: number; sha256: string }>({
-  type: 'object',
-  required: ['agentId', 'attempt', 'turn', 'sha256'],
-  properties: { agentId: { type: 'string', minLength: 1 }, attempt: count, turn: count, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-}, ajv);
-const validatePromptHeader = compileOnFirstUse<{ version: 2 }>({ type: 'object', required: ['version'], properties: { version: { const: 2 } } }, ajv);
-const validateSessions = compileOnFirstUse<{ agentSessions?: Record<string, { attempt: number }[]> }>({
-  type: 'object',
-  properties: {
-    agentSessions: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', required: ['attempt'], properties: { attempt: count } } } },
-  },
-}, ajv);
+// Compiled at build time (lib/compiled-schemas/run-files.ts): `wfcli inspect` loads no ajv compiler.
+const validateAgentRecord = validators.agentRecord as unknown as PrecompiledValidator<{ kind: 'agent'; key: string; value: JsonValue }>;
+const validatePromptRecord = validators.promptRecord as unknown as PrecompiledValidator<{ agentId: string; attempt: number; turn: number; sha256: string }>;
+const validatePromptHeader = validators.promptHeader as unknown as PrecompiledValidator<{ version: 2 }>;
+const validateSessions = validators.sessions as unknown as PrecompiledValidator<{ agentSessions?: Record<string, { attempt: number }[]> }>;
 
 /** The file's text; undefined when it is missing, or (named in `problems`) when it cannot be read: a link, a FIFO, too large. */
 function readText(file: string, maxBytes: number, problems: string[]): string | undefined {

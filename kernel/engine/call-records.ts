@@ -6,16 +6,14 @@
  * name, path, phase, timing, status and an error code, never arguments or
  * results; agent records describe one attempt (model, timing, usage).
  * Replayed calls are not recorded again. Writes are best-effort
- * (run-log.ts); reading validates every line with ajv and skips what does
- * not fit, so one bad line never hides the rest.
+ * (run-log.ts); reading is call-records-read.ts.
  */
 import { isWorkflowError } from '../errors.js';
-import { compileOnFirstUse } from '../json-schema.js';
 import type { JsonValue } from '../json.js';
-import { appendCallRecord, CALLS_FILE, readRunLog } from './run-log.js';
+import { CALL_RECORD_VERSION } from './call-record-schema.js';
+import { appendCallRecord } from './run-log.js';
 
-/** Version of every calls.jsonl record (`v`); docs/storage.md "calls.jsonl". */
-export const CALL_RECORD_VERSION = 1;
+export { CALL_RECORD_SCHEMA, CALL_RECORD_VERSION } from './call-record-schema.js';
 
 export type CallStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -64,62 +62,6 @@ export interface AgentAttemptRecord extends CallBase {
 
 export type CallRecord = ShellCallRecord | PrimitiveCallRecord | AgentAttemptRecord;
 
-const base = {
-  v: { const: CALL_RECORD_VERSION },
-  key: { type: 'string' },
-  path: { type: 'array', items: { type: 'string' } },
-  phase: { type: ['string', 'null'] },
-  startedAt: { type: 'string' },
-  endedAt: { type: 'string' },
-  status: { enum: ['completed', 'failed', 'cancelled'] },
-  code: { type: 'string' },
-} as const;
-const required = ['v', 'op', 'key', 'path', 'phase', 'startedAt', 'endedAt', 'status'];
-
-/** The JSON schema of one calls.jsonl line (version 1). */
-export const CALL_RECORD_SCHEMA = {
-  oneOf: [
-    {
-      type: 'object',
-      required: [...required, 'command', 'env', 'timeoutMs'],
-      additionalProperties: false,
-      properties: {
-        ...base,
-        op: { const: 'shell' },
-        command: { type: 'string' },
-        env: { type: 'array', items: { type: 'string' } },
-        timeoutMs: { type: ['integer', 'null'] },
-        exitCode: { type: 'integer' },
-        stdout: { type: 'string' },
-        stderr: { type: 'string' },
-        error: { type: 'string' },
-      },
-    },
-    { type: 'object', required: [...required, 'name'], additionalProperties: false, properties: { ...base, op: { const: 'primitive' }, name: { type: 'string' } } },
-    {
-      type: 'object',
-      required: [...required, 'agentId', 'attempt', 'label', 'model', 'usage'],
-      additionalProperties: false,
-      properties: {
-        ...base,
-        op: { const: 'agent' },
-        agentId: { type: 'string' },
-        attempt: { type: 'integer', minimum: 1 },
-        label: { type: 'string' },
-        model: { type: ['string', 'null'] },
-        usage: {
-          type: 'object',
-          required: ['inputTokens', 'outputTokens', 'costUsd'],
-          additionalProperties: false,
-          properties: { inputTokens: { type: 'number' }, outputTokens: { type: 'number' }, costUsd: { type: 'number' } },
-        },
-      },
-    },
-  ],
-} as const;
-
-const validate = compileOnFirstUse(CALL_RECORD_SCHEMA);
-
 type Draft<R extends CallRecord> = Omit<R, 'v'>;
 
 export function recordCall<R extends CallRecord>(runDir: string, record: Draft<R>): void {
@@ -130,18 +72,4 @@ export function recordCall<R extends CallRecord>(runDir: string, record: Draft<R
 export function failedCall(error: unknown): { readonly status: CallStatus; readonly code: string } {
   const code = isWorkflowError(error) ? error.code : 'INTERNAL_ERROR';
   return { status: code === 'CANCELLED' ? 'cancelled' : 'failed', code };
-}
-
-export interface CallRecords {
-  readonly records: readonly CallRecord[];
-  /** 1-based line numbers that are not version-1 records (a torn last line, a newer writer). */
-  readonly skipped: readonly number[];
-  /** Why calls.jsonl could not be read at all (a link, a FIFO, too large). */
-  readonly problem?: string;
-}
-
-/** The run's call records in write order; a missing file is none. */
-export function readCallRecords(runDir: string): CallRecords {
-  const { lines, skipped, problem } = readRunLog<CallRecord>(runDir, CALLS_FILE, validate);
-  return { records: lines, skipped, ...(problem === undefined ? {} : { problem }) };
 }

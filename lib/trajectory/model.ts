@@ -10,7 +10,8 @@ import { join } from 'node:path';
 // The kernel's readers and types by module, not its index: `wfcli view` and `report` load no engine.
 import { agentTree, type AgentTreeNode } from '../../kernel/agent-tree.js';
 import type { AgentSummary, StatusSummary } from '../../kernel/contracts/run-snapshot.js';
-import { readCallRecords, type CallStatus, type PrimitiveCallRecord } from '../../kernel/engine/call-records.js';
+import { readCallRecords } from '../../kernel/engine/call-records-read.js';
+import type { CallStatus, PrimitiveCallRecord } from '../../kernel/engine/call-records.js';
 import { readRunEvents } from '../../kernel/engine/run-events.js';
 import { LOG_LIMIT_BYTES } from '../../kernel/engine/run-log.js';
 import { readResultText } from '../../kernel/store/run-files.js';

@@ -1,9 +1,8 @@
 /**
  * What the built `wfcli` loads (docs/wfcli.md "What starts when"): the
  * commands that read stored runs import no Pi SDK, no rollup, no ses, no
- * tapable (the kernel's hooks: the engine) and start no process; help,
- * `list` and `status` not even ajv's compiler (the snapshot's validator is
- * compiled at build time; `inspect` compiles the events schema it reads),
+ * tapable (the kernel's hooks: the engine) and start no process, nor
+ * ajv's compiler (every validator they use is compiled at build time),
  * and `list` and `status` not node:crypto; none imports node:fs as an ES module.
  * `wfcli view` serves a run's list, page and model the same way, and ends
  * cleanly on SIGTERM.
@@ -81,8 +80,8 @@ describe('wfcli commands that read stored runs load no Pi, engine or compiler', 
     if (args[0] === 'list' || args[0] === 'status' || args[0] === 'report') expect(stdout).toContain(runId);
     // The hook saw the command's own modules: the record is not empty by accident.
     expect(loaded.some((url) => url.endsWith('/dist/cli/wfcli.js'))).toBe(true);
-    // inspect and report read calls.jsonl and events.jsonl, whose validators compile on first use.
-    const forbidden = args[0] === 'inspect' || args[0] === 'doctor' || args[0] === 'report' ? FORBIDDEN : [...FORBIDDEN, AJV_COMPILER];
+    // Every validator these commands use is compiled at build time (scripts/precompile-schemas.ts), those of calls.jsonl and the agents' files too.
+    const forbidden = [...FORBIDDEN, AJV_COMPILER];
     // list and status hash only the project's cwd, in JavaScript: importing node:crypto would cost them 6-9 ms (kernel/store/digest.ts).
     if (args[0] === 'list' || args[0] === 'status') forbidden.push(/^node:crypto$/);
     // The build hands the package node:fs without its ES module facade, whose making loads the fs streams and promises API (scripts/output-rewrites.mjs).

@@ -8,6 +8,10 @@ import { REGISTRATION_AJV_OPTIONS } from '../../kernel/registry/validate.js';
 import { COMPILED_SCHEMAS, PRECOMPILED_FILE, PRECOMPILED_REGISTRATIONS_FILE, compiledSchemaFile, compiledSchemaSource, precompiledRegistrationsSource, precompiledSource } from '../../scripts/precompile-schemas.js';
 import { SNAPSHOT_SCHEMA } from '../../kernel/engine/snapshot-schema.js';
 import { validate as validateSnapshot } from '../../kernel/compiled-schemas/snapshot.js';
+import { validate as validateCallRecord } from '../../kernel/compiled-schemas/call-record.js';
+import { CALL_RECORD_SCHEMA } from '../../kernel/engine/call-record-schema.js';
+import * as runFileValidators from '../../lib/compiled-schemas/run-files.js';
+import { RUN_FILES_SCHEMAS } from '../../lib/run-files-schemas.js';
 import { REVIEW_LOOP_INPUT, REVIEW_LOOP_OUTPUT } from '../../starter/index.js';
 
 /** The validator ajv compiles at run time from the same schema and options. */
@@ -98,5 +102,42 @@ describe('build-time compiled validators', () => {
     for (const value of values) expect(built(value)).toEqual(fresh(value));
     expect(built(values[0]).valid).toBe(true);
     expect(built(values[2]).valid).toBe(false);
+  });
+
+  it('accept and reject calls.jsonl records exactly as ajv compiled at run time, errors included', () => {
+    const fresh = compiled(CALL_RECORD_SCHEMA);
+    const built = precompiled(validateCallRecord as (value: unknown) => boolean);
+    const base = { v: 1, key: 'k', path: [], phase: null, startedAt: 'a', endedAt: 'b', status: 'completed' };
+    const shell = { ...base, op: 'shell', command: 'ls', env: [], timeoutMs: null, exitCode: 0, stdout: '', stderr: '' };
+    const values: unknown[] = [
+      shell,
+      { ...base, op: 'primitive', name: 'tools.read' },
+      { ...base, op: 'agent', agentId: 'a1', attempt: 1, label: 'l', model: null, usage: { inputTokens: 1, outputTokens: 2, costUsd: 0 } },
+      { ...shell, v: 2 },
+      { ...shell, status: 'done' },
+      { ...shell, extra: true },
+      { ...base, op: 'agent', agentId: 'a1', attempt: 0, label: 'l', model: null, usage: {} },
+      { ...base, op: 'other' },
+      {},
+      'text',
+    ];
+    for (const value of values) expect(built(value), JSON.stringify(value)).toEqual(fresh(value));
+    expect(built(shell).valid).toBe(true);
+  });
+
+  it("accept and reject the agents' run files exactly as ajv compiled at run time, errors included", () => {
+    const sha = 'a'.repeat(64);
+    const samples: Readonly<Record<keyof typeof RUN_FILES_SCHEMAS, readonly unknown[]>> = {
+      agentRecord: [{ kind: 'agent', key: 'a1', value: { x: 1 } }, { kind: 'agent', key: '', value: 1 }, { kind: 'shell', key: 'k', value: 1 }, { kind: 'agent', key: 'a1' }, null],
+      promptRecord: [{ agentId: 'a1', attempt: 1, turn: 0, sha256: sha }, { agentId: 'a1', attempt: -1, turn: 0.5, sha256: 'xyz' }, { agentId: '' }, []],
+      promptHeader: [{ version: 2 }, { version: 1 }, {}, 'v2'],
+      sessions: [{}, { agentSessions: { a1: [{ attempt: 1, file: 'f' }] } }, { agentSessions: { a1: [{}] } }, { agentSessions: { 'a/b~': ['x'] } }, { agentSessions: [] }],
+    };
+    for (const [name, values] of Object.entries(samples) as [keyof typeof RUN_FILES_SCHEMAS, readonly unknown[]][]) {
+      const fresh = compiled(RUN_FILES_SCHEMAS[name]);
+      const built = precompiled(runFileValidators[name] as (value: unknown) => boolean);
+      for (const value of values) expect(built(value), `${name} ${JSON.stringify(value)}`).toEqual(fresh(value));
+      expect(built(values[0]).valid, name).toBe(true);
+    }
   });
 });
