@@ -8,13 +8,18 @@
  * to the bundle's entry, the others to the modules the bundle hands to the
  * extensions it loads (its "virtual modules"). So the command's own modules,
  * the plugin libraries and Pi's loader share the bundle's one copy, as
- * inside `pi`. A Pi without a bundle keeps its main, resolved from the Pi's
- * own folder. Which Pi: pi-locate.ts (the one the user runs, issue 37).
+ * inside `pi`. The bundle's own `require("jiti")`, which loads extensions,
+ * gets extension-loader.ts: this package's entries are imported natively,
+ * every other extension by Pi's jiti. A Pi without a bundle keeps its main,
+ * resolved from the Pi's own folder. Which Pi: pi-locate.ts (the one the
+ * user runs, issue 37).
  */
 import { lstatSync, readdirSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import { createRequire, registerHooks } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nativeEntryLoader, type CreateJiti } from './extension-loader.js';
+import { distFolderOf } from './own-modules.js';
 import { SDK_NAMES, locatePi, type LocateOptions, type PiInstall } from './pi-locate.js';
 
 /** Pi's packages our modules and the extensions import, resolved from a Pi without a bundle (they are its dependencies). */
@@ -25,6 +30,8 @@ const MODULES_SLOT = 'pi-extensible-workflows.pi-bundle-modules';
 /** The generated module's one local name besides its exports, which never use it. */
 const LOCAL = '__piBundleNamespace';
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** The key of Pi's extension loader (extension-loader.ts) among the generated modules: no specifier names it. */
+const LOADER = 'jiti (the extension loader of Pi\'s bundle)';
 
 type Namespaces = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
@@ -93,27 +100,46 @@ async function mapPi(pi: PiInstall): Promise<PiInstall> {
     const loaded = (await import(bundle.virtualModules)) as { VIRTUAL_MODULES?: unknown };
     if (typeof loaded.VIRTUAL_MODULES === 'object' && loaded.VIRTUAL_MODULES !== null) namespaces = loaded.VIRTUAL_MODULES as Namespaces;
   }
-  (globalThis as Record<string, unknown>)[MODULES_SLOT] = namespaces;
+  const loader = extensionLoader(pi);
+  (globalThis as Record<string, unknown>)[MODULES_SLOT] = loader === undefined ? namespaces : { ...namespaces, [LOADER]: loader };
   // A module's source is written when something imports it: most of the bundle's modules never are.
   const mapped = (specifier: string): Readonly<Record<string, unknown>> | undefined => {
     const namespace = Object.hasOwn(namespaces, specifier) && !SDK_NAMES.has(specifier) ? namespaces[specifier] : undefined;
     return typeof namespace === 'object' && namespace !== null ? (namespace as Readonly<Record<string, unknown>>) : undefined;
   };
+  const bundleFolder = new URL('./', bundle.entry).href;
   registerHooks({
     resolve: (specifier, context, next) => {
       if (SDK_NAMES.has(specifier)) return { url: bundle.entry, format: 'module', shortCircuit: true };
       if (mapped(specifier) !== undefined) return { url: `${SCHEME}${encodeURIComponent(specifier)}`, format: 'module', shortCircuit: true };
+      // Only the bundle's own `require("jiti")`: an extension importing jiti gets jiti.
+      if (specifier === 'jiti' && loader !== undefined && context.parentURL?.startsWith(bundleFolder) === true) {
+        return { url: `${SCHEME}${encodeURIComponent(LOADER)}`, format: 'module', shortCircuit: true };
+      }
       return next(specifier, context);
     },
     load: (url, context, next) => {
       if (!url.startsWith(SCHEME)) return next(url, context);
       const specifier = decodeURIComponent(url.slice(SCHEME.length));
-      const namespace = mapped(specifier);
+      const namespace = specifier === LOADER ? loader : mapped(specifier);
       if (namespace === undefined) throw new Error(`wfcli: no module of Pi's bundle is named by ${url}`);
       return { format: 'module', source: moduleSource(specifier, namespace), shortCircuit: true };
     },
   });
   return pi;
+}
+
+/**
+ * The bundle's extension loader for this process (extension-loader.ts), with
+ * Pi's own jiti behind it, resolved as the bundle resolves it (a dependency
+ * of the Pi package); undefined when this module does not run from a built
+ * package, which has no entries of its own to import.
+ */
+function extensionLoader(pi: PiInstall): { readonly createJiti: CreateJiti } | undefined {
+  const dist = distFolderOf(import.meta.url);
+  if (dist === undefined) return undefined;
+  const realJiti = (): CreateJiti => (createRequire(join(pi.root, 'package.json'))('jiti') as { createJiti: CreateJiti }).createJiti;
+  return { createJiti: nativeEntryLoader(fileURLToPath(dist), realJiti) };
 }
 
 /** A Pi without a bundle: its packages' mains, resolved as if imported from inside the Pi package (its dependencies are there). */

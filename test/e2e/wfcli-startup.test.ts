@@ -6,7 +6,8 @@
  * and `list` and `status` not node:crypto; none imports node:fs as an ES module.
  * `wfcli view` serves a run's list, page and model the same way, and ends
  * cleanly on SIGTERM.
- * `wfcli run` loads Pi's SDK from Pi's bundle only, and keeps Node's compile
+ * `wfcli run` loads Pi's SDK from Pi's bundle only, and no jiti when only this
+ * package's entries load (cli/extension-loader.ts), and keeps Node's compile
  * cache and the sandbox's code cache in the store, never through a link, and loads nothing of remote
  * agents (their entry loads only when a settings file names them), nor
  * micromatch or nano-spawn when the script evaluates no selector and makes no
@@ -157,7 +158,9 @@ describe('wfcli run', () => {
   const UNBUNDLED = /\/node_modules\/(@earendil-works\/(pi-coding-agent\/dist\/(?!bundle\/)|pi-ai\/|pi-tui\/|pi-agent-core\/)|typebox\/)/;
   /** Loaded on first use (issue 34): selector patterns (micromatch) and git for worktrees (nano-spawn). */
   const FIRST_USE = /\/node_modules\/(micromatch|picomatch|braces|nano-spawn)\//;
-  /** This package's modules a `run` loads: 61 today (16 Pi entries, 14 feature libraries, wfcli.js, 30 chunks). */
+  /** Pi's extension loader: this package's entries are imported natively, so with no other extension nothing of it loads. */
+  const JITI = /\/node_modules\/jiti\//;
+  /** This package's modules a `run` loads: 62 today (16 Pi entries, 14 feature libraries, wfcli.js, 31 chunks). */
   const MOST_RUN_MODULES = 64;
 
   it("loads Pi's SDK from Pi's bundle only, and keeps Node's compile cache in the store", () => {
@@ -173,6 +176,7 @@ describe('wfcli run', () => {
     const evaluated = loaded.filter((line) => line.startsWith('load ')).map((line) => line.slice('load '.length));
     expect(evaluated.some((url) => url.includes('/pi-coding-agent/dist/bundle/'))).toBe(true);
     expect(evaluated.filter((url) => UNBUNDLED.test(url))).toEqual([]);
+    expect(loaded.filter((url) => JITI.test(url))).toEqual([]);
     // The kernel a session loads is one chunk (scripts/startup-chunks.mjs): rollup's own split made it 26 modules more.
     const own = new Set(evaluated.filter((url) => url.startsWith(pathToFileURL(join(WFCLI, '..', '..')).href)));
     expect(own.size, [...own].join('\n')).toBeLessThanOrEqual(MOST_RUN_MODULES);
