@@ -66,6 +66,22 @@ function load(path: string, asDefault = true): Outcome {
   return JSON.parse(child.stdout) as Outcome;
 }
 
+/** `loader.esmResolve(path)` through the loader and through the real jiti, in a child. */
+function resolveThrough(path: string): { readonly same: boolean; readonly jitiLoaders: number } {
+  const script = `
+    import { createRequire } from 'node:module';
+    const { nativeEntryLoader } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'cli', 'extension-loader.ts')).href)});
+    const real = createRequire(${JSON.stringify(join(ROOT, 'package.json'))})('jiti').createJiti;
+    let jitiLoaders = 0;
+    const loader = nativeEntryLoader(${JSON.stringify(dist)}, () => (...args) => { jitiLoaders += 1; return real(...args); })(import.meta.url, {});
+    const ours = loader.esmResolve(${JSON.stringify(join(pkg, path))});
+    process.stdout.write(JSON.stringify({ same: ours === real(import.meta.url, {}).esmResolve(${JSON.stringify(join(pkg, path))}), jitiLoaders }));
+  `;
+  const child = spawnSync(process.execPath, ['--import', pathToFileURL(join(ROOT, 'scripts', 'ts-resolve.mjs')).href, '--input-type=module', '-e', script], { encoding: 'utf8', cwd: dir });
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout) as { same: boolean; jitiLoaders: number };
+}
+
 describe("wfcli's extension loader for Pi's bundle", () => {
   it("imports this package's entries natively, giving Pi the module's default export as jiti does, without jiti", () => {
     expect(load('dist/plugins/x/index.js')).toEqual({ kind: 'function', sameAsJiti: true, jitiLoaders: 0 });
@@ -86,5 +102,9 @@ describe("wfcli's extension loader for Pi's bundle", () => {
 
   it('hands a native import that fails to the real jiti, whose own fallback then reports it as before', () => {
     expect(load('dist/missing-import.js')).toEqual({ kind: 'rejected', sameAsJiti: true, jitiLoaders: 1 });
+  });
+
+  it("answers anything but import from the real jiti: a loader's esmResolve is jiti's", () => {
+    expect(resolveThrough('dist/plugins/x/index.js')).toEqual({ same: true, jitiLoaders: 1 });
   });
 });
