@@ -138,7 +138,8 @@ async function mapPi(pi: PiInstall): Promise<PiInstall> {
 function extensionLoader(pi: PiInstall): { readonly createJiti: CreateJiti } | undefined {
   const dist = distFolderOf(import.meta.url);
   if (dist === undefined) return undefined;
-  const realJiti = (): CreateJiti => (createRequire(join(pi.root, 'package.json'))('jiti') as { createJiti: CreateJiti }).createJiti;
+  let real: CreateJiti | undefined;
+  const realJiti = (): CreateJiti => (real ??= (createRequire(join(pi.root, 'package.json'))('jiti') as { createJiti: CreateJiti }).createJiti);
   return { createJiti: nativeEntryLoader(fileURLToPath(dist), realJiti) };
 }
 
