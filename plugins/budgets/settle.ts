@@ -3,7 +3,9 @@
  * resumable `budget_exhausted` state, remembering which hard dimensions a
  * resume must lift; a completion while a hard limit is exceeded records an
  * overrun per dimension. Every settlement persists the final usage, so a
- * retry child carries the whole duration forward.
+ * retry child carries the whole duration forward. Those writes skip the
+ * fsync: the engine's transition that ends the segment comes next and writes
+ * the same snapshot durably.
  */
 import type { RunAccess, SegmentSettlement } from '../../kernel/index.js';
 import { DIMENSIONS, type Dimension } from './budget.js';
@@ -23,10 +25,10 @@ export function settleSegment(settlement: SegmentSettlement, access: RunAccess):
     const named = settlement.error.details?.['dimension'];
     const reached = hardReached(budget, usage);
     ledger.state.exhausted = reached.length > 0 || !isDimension(named) ? reached : [named];
-    ledger.persist();
+    ledger.persist({ durable: false });
     return { state: 'budget_exhausted', error: settlement.error };
   }
-  ledger.persist();
+  ledger.persist({ durable: false });
   if (settlement.state === 'completed') {
     for (const dimension of overruns(budget, usage)) {
       recordBudgetEvent((entry, event) => access.recordEvent(entry, event), 'overrun', { dimension, usage: usage[dimension], hard: budget[dimension]?.hard ?? 0, version: ledger.state.version });

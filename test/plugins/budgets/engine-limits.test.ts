@@ -3,10 +3,10 @@
  * session turn: 10 input + 5 output tokens, 0.001 USD): launch checks, hard
  * and soft limits, overruns, nested children and launch validation.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import path, { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createKernel, WORKFLOW_BUDGET_EVENT, WorkflowEngine, type JsonValue, type KernelPlugin, type WorkflowSession } from '../../../kernel/index.js';
 import { budgetsPlugin } from '../../../plugins/budgets/index.js';
 import { createHarness, deferred, rejectionOf, waitFor, type Harness } from '../../support/engine-harness.js';
@@ -60,6 +60,35 @@ describe('accounting', () => {
     expect(state.usage.durationMs).toBeGreaterThan(0);
     expect(state.usage.durationMs).toBeLessThanOrEqual(h.snapshot(outcome.runDir).activeMs!);
     expect(h.engine.status(h.cwd, outcome.runId).plugins['budgets']).toEqual(state);
+  });
+
+  it('settles without a durable write of its own: the final usage rides on the durable state transition', async () => {
+    const realOpen = fs.openSync;
+    const realFsync = fs.fsyncSync;
+    const paths = new Map<number, string>();
+    const fsynced: { state: string; usage: unknown }[] = [];
+    vi.spyOn(fs, 'openSync').mockImplementation(((...args: Parameters<typeof fs.openSync>) => {
+      const fd = realOpen(...args);
+      if (typeof args[0] === 'string') paths.set(fd, args[0]);
+      return fd;
+    }) as typeof fs.openSync);
+    vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+      const file = paths.get(fd as number);
+      if (file !== undefined && path.basename(file).startsWith('.snapshot.json.')) {
+        const snapshot = JSON.parse(fs.readFileSync(file, 'utf8')) as { state: string; plugins: Record<string, { usage?: unknown }> };
+        fsynced.push({ state: snapshot.state, usage: snapshot.plugins['budgets']?.usage });
+      }
+      realFsync(fd);
+    });
+    try {
+      const outcome = await h.run(`return 1;`, { options: { budget: { agentLaunches: { hard: 3 } } } });
+      expect(outcome.state).toBe('completed');
+      // Before budgets settled without fsync, a durable 'running' write of the final usage came just before this one.
+      expect(fsynced.map((write) => write.state)).toEqual(['completed']);
+      expect(fsynced[0]!.usage).toEqual(stored(outcome.runDir).usage);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('without a budget everything is unlimited and still counted', async () => {
