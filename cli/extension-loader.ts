@@ -68,8 +68,9 @@ export function nativeEntryLoader(ownDist: string, realJiti: () => CreateJiti): 
     return new Proxy(loader, {
       get: (target, key) => {
         if (key === 'import') return target.import;
-        const value: unknown = Reflect.get(jiti(), key);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(jiti()) : value;
+        const other = jiti();
+        const value: unknown = Reflect.get(other, key);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(other) : value;
       },
     });
   };

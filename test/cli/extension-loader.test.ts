@@ -43,16 +43,30 @@ interface Outcome {
   readonly jitiLoaders: number;
 }
 
-/** Loads `path` (relative to the package) through the loader in a child; with `asDefault: false` the call omits `{ default: true }`. */
-function load(path: string, asDefault = true): Outcome {
-  const target = path.startsWith('/') ? path : join(pkg, path);
-  const options = asDefault ? '{ default: true }' : 'undefined';
+/**
+ * Runs `body` in a child that has `nativeEntryLoader`, the real `createJiti`
+ * as `real`, and `counted`, a `createJiti` for the loader that counts the
+ * real loaders it creates in `jitiLoaders`; `body` writes its JSON outcome.
+ */
+function inChild<T>(body: string): T {
   const script = `
     import { createRequire } from 'node:module';
     const { nativeEntryLoader } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'cli', 'extension-loader.ts')).href)});
     const real = createRequire(${JSON.stringify(join(ROOT, 'package.json'))})('jiti').createJiti;
     let jitiLoaders = 0;
     const counted = () => (...args) => { jitiLoaders += 1; return real(...args); };
+    ${body}
+  `;
+  const child = spawnSync(process.execPath, ['--import', pathToFileURL(join(ROOT, 'scripts', 'ts-resolve.mjs')).href, '--input-type=module', '-e', script], { encoding: 'utf8', cwd: dir });
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout) as T;
+}
+
+/** Loads `path` (relative to the package) through the loader in a child; with `asDefault: false` the call omits `{ default: true }`. */
+function load(path: string, asDefault = true): Outcome {
+  const target = path.startsWith('/') ? path : join(pkg, path);
+  const options = asDefault ? '{ default: true }' : 'undefined';
+  return inChild<Outcome>(`
     const piOptions = { moduleCache: false, tryNative: false, virtualModules: {} };
     const settle = (promise) => promise.then((value) => ({ value }), (error) => ({ error: String(error?.message ?? error) }));
     const ours = await settle(nativeEntryLoader(${JSON.stringify(dist)}, counted)(import.meta.url, piOptions).import(${JSON.stringify(target)}, ${options}));
@@ -60,26 +74,16 @@ function load(path: string, asDefault = true): Outcome {
     const theirs = await settle(real(import.meta.url, piOptions).import(${JSON.stringify(target)}, ${options}));
     const sameAsJiti = 'error' in ours ? 'error' in theirs && ours.error === theirs.error : 'value' in theirs && ours.value === theirs.value;
     process.stdout.write(JSON.stringify({ kind: 'error' in ours ? 'rejected' : typeof ours.value, sameAsJiti, jitiLoaders: used }));
-  `;
-  const child = spawnSync(process.execPath, ['--import', pathToFileURL(join(ROOT, 'scripts', 'ts-resolve.mjs')).href, '--input-type=module', '-e', script], { encoding: 'utf8', cwd: dir });
-  expect(child.status, child.stderr).toBe(0);
-  return JSON.parse(child.stdout) as Outcome;
+  `);
 }
 
 /** `loader.esmResolve(path)` through the loader and through the real jiti, in a child. */
 function resolveThrough(path: string): { readonly same: boolean; readonly jitiLoaders: number } {
-  const script = `
-    import { createRequire } from 'node:module';
-    const { nativeEntryLoader } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'cli', 'extension-loader.ts')).href)});
-    const real = createRequire(${JSON.stringify(join(ROOT, 'package.json'))})('jiti').createJiti;
-    let jitiLoaders = 0;
-    const loader = nativeEntryLoader(${JSON.stringify(dist)}, () => (...args) => { jitiLoaders += 1; return real(...args); })(import.meta.url, {});
-    const ours = loader.esmResolve(${JSON.stringify(join(pkg, path))});
-    process.stdout.write(JSON.stringify({ same: ours === real(import.meta.url, {}).esmResolve(${JSON.stringify(join(pkg, path))}), jitiLoaders }));
-  `;
-  const child = spawnSync(process.execPath, ['--import', pathToFileURL(join(ROOT, 'scripts', 'ts-resolve.mjs')).href, '--input-type=module', '-e', script], { encoding: 'utf8', cwd: dir });
-  expect(child.status, child.stderr).toBe(0);
-  return JSON.parse(child.stdout) as { same: boolean; jitiLoaders: number };
+  const target = JSON.stringify(join(pkg, path));
+  return inChild(`
+    const ours = nativeEntryLoader(${JSON.stringify(dist)}, counted)(import.meta.url, {}).esmResolve(${target});
+    process.stdout.write(JSON.stringify({ same: ours === real(import.meta.url, {}).esmResolve(${target}), jitiLoaders }));
+  `);
 }
 
 describe("wfcli's extension loader for Pi's bundle", () => {
